@@ -1,0 +1,1 @@
+"""numba twins of the GPU kernels, one module per stage."""
