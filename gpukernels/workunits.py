@@ -1,0 +1,287 @@
+"""Work units: which pieces of which genomes one alignment job takes.
+
+A genome is cut into *chunks*:
+
+- a record longer than ``split_size`` is split into windows of
+  ``split_size`` bases that overlap by ``overlap`` bases, so that every
+  alignment shorter than ``overlap`` lies whole inside at least one window;
+- records no longer than ``split_size`` are batched, in file order, into
+  chunks of at most ``unit_size`` bases (a record longer than ``unit_size``
+  stays alone), so a 1,000-scaffold genome makes a handful of chunks.
+
+A *work unit* of a genome pair is one target chunk against one query chunk;
+one alignment job runs per unit. Every chunk carries the reason it was made,
+and the plan of a pair is written as JSON for the merge step, which needs the
+chunk edges to recognise alignments clipped by a split.
+
+Nothing here reads sequence beyond record lengths, and nothing needs a GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, asdict
+
+from .errors import InputError
+
+#: Default window length: bacterial chromosomes (up to ~10 Mb) stay whole.
+DEFAULT_SPLIT_SIZE = 10_000_000
+#: Default overlap: longer than the longest gapped alignments the engine
+#: reports between bacterial strains at the LASTZ default y-drop.
+DEFAULT_OVERLAP = 200_000
+#: Default batch size for small records.
+DEFAULT_UNIT_SIZE = 10_000_000
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One piece of a genome that an alignment job takes.
+
+    Attributes
+    ----------
+    genome : str
+        Genome label.
+    index : int
+        Position of the chunk in the genome's plan.
+    intervals : tuple of (int, int, int)
+        ``(record_index, start, end)``, 0-based half-open, in record
+        coordinates; the argument of :meth:`gpukernels.genome.Genome.piece`.
+    reason : str
+        Why the chunk looks as it does, in words.
+    """
+
+    genome: str
+    index: int
+    intervals: tuple
+    reason: str
+
+    @property
+    def size(self):
+        """Number of bases in the chunk."""
+        return sum(end - start for _, start, end in self.intervals)
+
+    def to_dict(self):
+        """A JSON-ready dict."""
+        d = asdict(self)
+        d["intervals"] = [list(iv) for iv in self.intervals]
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        """Inverse of :meth:`to_dict`."""
+        return cls(genome=d["genome"], index=int(d["index"]),
+                   intervals=tuple(tuple(int(x) for x in iv) for iv in d["intervals"]),
+                   reason=d["reason"])
+
+
+def fasta_lengths(path):
+    """Record names and lengths of a FASTA(.gz) file, without encoding it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    names : list of str
+    lengths : list of int
+        Number of sequence characters (whitespace excluded) per record.
+    """
+    from .genome import _read_bytes  # one reader for plain and gzipped files
+
+    data = _read_bytes(str(path))
+    names, lengths = [], []
+    pos = data.find(b">")
+    if pos == -1 or data[:pos].strip():
+        raise InputError("no FASTA records: expected '>' at the start of a record", str(path))
+    while pos != -1:
+        eol = data.find(b"\n", pos)
+        eol = len(data) if eol == -1 else eol
+        nxt = data.find(b"\n>", eol)
+        end = len(data) if nxt == -1 else nxt
+        words = data[pos + 1:eol].split()
+        if not words:
+            raise InputError("record header has no name", str(path))
+        body = data[eol:end]
+        n = len(body) - sum(body.count(ws) for ws in (b"\n", b"\r", b" ", b"\t"))
+        names.append(words[0].decode("utf-8", "replace"))
+        lengths.append(n)
+        pos = -1 if nxt == -1 else nxt + 1
+    return names, lengths
+
+
+def split_windows(length, split_size, overlap):
+    """Windows ``[start, end)`` covering ``length`` bases.
+
+    Parameters
+    ----------
+    length : int
+        Record length.
+    split_size : int
+        Window length; a record no longer than this is one window.
+    overlap : int
+        Bases shared by neighbouring windows; ``0 <= overlap < split_size``.
+
+    Returns
+    -------
+    list of (int, int)
+    """
+    check_split(split_size, overlap)
+    if length <= split_size:
+        return [(0, length)]
+    step = split_size - overlap
+    count = math.ceil((length - overlap) / step)
+    step = math.ceil((length - overlap) / count)  # even out the windows
+    windows = []
+    for k in range(count):
+        start = k * step
+        end = min(start + step + overlap, length)
+        windows.append((start, end))
+    windows[-1] = (windows[-1][0], length)
+    return windows
+
+
+def check_split(split_size, overlap, unit_size=None):
+    """Raise :class:`InputError` for split settings that cannot work."""
+    if split_size <= 0:
+        raise InputError(f"split size must be positive, not {split_size}")
+    if not 0 <= overlap < split_size:
+        raise InputError(f"split overlap ({overlap}) must be >= 0 and smaller than the split size "
+                         f"({split_size})")
+    if unit_size is not None and unit_size <= 0:
+        raise InputError(f"unit size must be positive, not {unit_size}")
+
+
+def plan_genome(genome, names, lengths, split_size=DEFAULT_SPLIT_SIZE, overlap=DEFAULT_OVERLAP,
+                unit_size=DEFAULT_UNIT_SIZE):
+    """Cut one genome into chunks.
+
+    Parameters
+    ----------
+    genome : str
+        Genome label.
+    names, lengths : sequence
+        Records in file order.
+    split_size, overlap, unit_size : int
+        See the module docstring.
+
+    Returns
+    -------
+    list of Chunk
+    """
+    check_split(split_size, overlap, unit_size)
+    chunks = []
+    batch, batch_size = [], 0
+
+    def flush():
+        nonlocal batch, batch_size
+        if not batch:
+            return
+        if len(batch) == 1:
+            rec = batch[0][0]
+            reason = f"record {names[rec]} whole ({lengths[rec]} bp <= split size {split_size})"
+        else:
+            reason = (f"batch of {len(batch)} records ({batch_size} bp, up to unit size {unit_size}): "
+                      f"{names[batch[0][0]]} .. {names[batch[-1][0]]}")
+        chunks.append(Chunk(genome, len(chunks), tuple(batch), reason))
+        batch, batch_size = [], 0
+
+    for rec, length in enumerate(lengths):
+        length = int(length)
+        if length == 0:
+            continue
+        if length > split_size:
+            flush()
+            windows = split_windows(length, split_size, overlap)
+            for k, (start, end) in enumerate(windows):
+                reason = (f"record {names[rec]} ({length} bp > split size {split_size}): "
+                          f"window {k + 1} of {len(windows)}, overlap {overlap} bp")
+                chunks.append(Chunk(genome, len(chunks), ((rec, start, end),), reason))
+            continue
+        if batch and batch_size + length > unit_size:
+            flush()
+        batch.append((rec, 0, length))
+        batch_size += length
+    flush()
+    return chunks
+
+
+def genome_pairs(genomes, mode="unordered", self_pairs=False):
+    """Pairs ``(target, query)`` of a screen.
+
+    Parameters
+    ----------
+    genomes : sequence of str
+        Labels in sample-sheet order.
+    mode : {"unordered", "ordered"}
+        ``unordered``: one run per pair, the earlier genome is the target;
+        ``ordered``: both orders.
+    self_pairs : bool
+        Add each genome against itself.
+
+    Returns
+    -------
+    list of (str, str)
+    """
+    if mode not in ("unordered", "ordered"):
+        raise InputError(f"pairs must be 'unordered' or 'ordered', not {mode!r}")
+    out = []
+    for i, t in enumerate(genomes):
+        for j, q in enumerate(genomes):
+            if i == j:
+                if self_pairs:
+                    out.append((t, q))
+            elif i < j or mode == "ordered":
+                out.append((t, q))
+    return out
+
+
+def unit_name(t_index, q_index):
+    """The label of a work unit: ``t<target chunk>-q<query chunk>``."""
+    return f"t{t_index:04d}-q{q_index:04d}"
+
+
+def plan_pair(target_chunks, query_chunks):
+    """Work units of one genome pair: every target chunk against every query chunk.
+
+    Returns
+    -------
+    list of dict
+        ``{"unit": name, "target": chunk index, "query": chunk index}``.
+    """
+    return [{"unit": unit_name(t.index, q.index), "target": t.index, "query": q.index}
+            for t in target_chunks for q in query_chunks]
+
+
+def write_plan(path, target, query, target_chunks, query_chunks, settings):
+    """Write the plan of a pair (chunks, units, reasons, settings) as JSON."""
+    doc = {"target": target, "query": query, "settings": settings,
+           "target_chunks": [c.to_dict() for c in target_chunks],
+           "query_chunks": [c.to_dict() for c in query_chunks],
+           "units": plan_pair(target_chunks, query_chunks)}
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return doc
+
+
+def read_plan(path):
+    """Read a plan written by :func:`write_plan`; chunks become :class:`Chunk`."""
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    doc["target_chunks"] = [Chunk.from_dict(c) for c in doc["target_chunks"]]
+    doc["query_chunks"] = [Chunk.from_dict(c) for c in doc["query_chunks"]]
+    return doc
+
+
+def unit_chunks(plan, unit):
+    """The ``(target chunk, query chunk)`` of a unit name in a plan."""
+    for u in plan["units"]:
+        if u["unit"] == unit:
+            return plan["target_chunks"][u["target"]], plan["query_chunks"][u["query"]]
+    raise InputError(f"unit {unit!r} is not in the plan of {plan['target']} vs {plan['query']}")
