@@ -285,3 +285,30 @@ def unit_chunks(plan, unit):
         if u["unit"] == unit:
             return plan["target_chunks"][u["target"]], plan["query_chunks"][u["query"]]
     raise InputError(f"unit {unit!r} is not in the plan of {plan['target']} vs {plan['query']}")
+
+
+def write_manifest(genome, path):
+    """Write the record table of an encoded genome as TSV.
+
+    Columns: ``record``, ``length`` and ``non_n`` (A, C, G, T bases).
+    """
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write("record\tlength\tnon_n\n")
+        for name, start, size in zip(genome.names, genome.starts, genome.sizes):
+            non_n = int((genome.codes[start:start + size] < 4).sum())
+            fh.write(f"{name}\t{int(size)}\t{non_n}\n")
+    os.replace(tmp, path)
+
+
+def read_manifest(path):
+    """Read a manifest: ``(names, lengths, non_n)`` lists."""
+    names, lengths, non_n = [], [], []
+    with open(path, encoding="utf-8") as fh:
+        fh.readline()
+        for line in fh:
+            f = line.rstrip("\n").split("\t")
+            names.append(f[0])
+            lengths.append(int(f[1]))
+            non_n.append(int(f[2]))
+    return names, lengths, non_n

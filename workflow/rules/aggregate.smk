@@ -1,0 +1,26 @@
+# Square matrices over all genomes.
+
+
+rule matrices:
+    """Long table, square matrices (pyani-plus names) and a PHYLIP distance matrix."""
+    input:
+        rows=pair_paths(OUT + "/records/{target}/{query}/" + PREFIX + "_genome.tsv"),
+        manifests=expand(f"{OUT}/genomes/{{genome}}.manifest.tsv", genome=list(GENOMES)),
+    output:
+        long=report(
+            f"{OUT}/matrices/{PREFIX}_long.tsv",
+            caption="../report/long.rst",
+            category="Tables",
+        ),
+        matrices=expand(f"{OUT}/matrices/{PREFIX}_{{m}}.tsv", m=MATRIX_NAMES),
+        phylip=f"{OUT}/matrices/{PREFIX}_distance.phylip",
+    params:
+        genomes=list(GENOMES),
+    log:
+        f"{OUT}/logs/matrices.log",
+    benchmark:
+        f"{OUT}/benchmarks/matrices.tsv"
+    conda:
+        "../envs/gpukernels.yaml"
+    script:
+        "../scripts/matrices.py"

@@ -1,0 +1,27 @@
+# One alignment job per work unit; each holds one GPU lease (or runs on the CPU).
+
+
+rule align:
+    """Align one work unit of a genome pair."""
+    input:
+        target=f"{OUT}/genomes/{{target}}.npz",
+        query=f"{OUT}/genomes/{{query}}.npz",
+        plan=f"{OUT}/plans/{{target}}/{{query}}.json",
+    output:
+        temp(f"{OUT}/units/{{target}}/{{query}}/{{unit}}.paf.gz"),
+    params:
+        engine=config["engine"],
+        backend=config["backend"],
+        gpu_mem=config["gpu_mem"],
+        lock_dir=config["gpu_lock_dir"],
+    threads: config["threads"]
+    resources:
+        gpu=gpu_per_job(),
+    log:
+        f"{OUT}/logs/align/{{target}}/{{query}}/{{unit}}.log",
+    benchmark:
+        f"{OUT}/benchmarks/align/{{target}}/{{query}}/{{unit}}.tsv"
+    conda:
+        "../envs/gpukernels.yaml"
+    script:
+        "../scripts/align_unit.py"

@@ -1,0 +1,103 @@
+# Configuration, sample sheet and the plan of work units, read when the DAG is built.
+import csv
+import os
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from gpukernels import workunits
+from gpukernels.matrix import MATRICES, RECORD_MATRICES
+from gpukernels.errors import InputError
+
+
+validate(config, "../schemas/config.schema.yaml")
+
+
+def read_sample_sheet(path):
+    """Rows of the sample sheet, validated, as a dict name -> fasta path."""
+    if not os.path.exists(path):
+        raise WorkflowError(f"sample sheet {path} does not exist (config key 'genomes')")
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader((line for line in fh if line.strip() and not line.startswith("#")),
+                                   delimiter="\t"))
+    if not rows:
+        raise WorkflowError(f"sample sheet {path} lists no genomes")
+    sheet = {}
+    for k, row in enumerate(rows, start=2):
+        row = {key: (val or "").strip() for key, val in row.items() if key}
+        try:
+            validate(row, "../schemas/genomes.schema.yaml")
+        except WorkflowError as exc:
+            raise WorkflowError(f"sample sheet {path}, line {k}: {exc}") from None
+        if row["name"] in sheet:
+            raise WorkflowError(f"sample sheet {path}, line {k}: genome name {row['name']!r} repeated")
+        if not os.path.exists(row["fasta"]):
+            raise WorkflowError(f"sample sheet {path}, line {k}: FASTA file {row['fasta']} does not exist")
+        sheet[row["name"]] = row["fasta"]
+    return sheet
+
+
+GENOMES = read_sample_sheet(config["genomes"])
+OUT = config["outdir"].rstrip("/")
+PREFIX = config["prefix"]
+SPLIT = {"split_size": config["split"]["size"], "overlap": config["split"]["overlap"],
+         "unit_size": config["unit_size"]}
+try:
+    workunits.check_split(**SPLIT)
+except InputError as exc:
+    raise WorkflowError(f"config: {exc}") from None
+try:
+    PAIRS = workunits.genome_pairs(list(GENOMES), config["pairs"], config["self"])
+except InputError as exc:
+    raise WorkflowError(f"config: {exc}") from None
+if not PAIRS:
+    raise WorkflowError("config: no genome pairs to align (give two genomes, or set self: true)")
+
+
+def _chunks(genome):
+    if genome not in _CHUNKS:
+        try:
+            names, lengths = workunits.fasta_lengths(GENOMES[genome])
+        except InputError as exc:
+            raise WorkflowError(f"genome {genome}: {exc}") from None
+        _CHUNKS[genome] = workunits.plan_genome(genome, names, lengths, **SPLIT)
+    return _CHUNKS[genome]
+
+
+_CHUNKS = {}
+
+
+def units_of(target, query):
+    """Work-unit names of one genome pair."""
+    return [u["unit"] for u in workunits.plan_pair(_chunks(target), _chunks(query))]
+
+
+def unit_pafs(wildcards):
+    """The unit PAF files that the merge of a pair takes."""
+    return expand(f"{OUT}/units/{wildcards.target}/{wildcards.query}/{{unit}}.paf.gz",
+                  unit=units_of(wildcards.target, wildcards.query))
+
+
+def pair_paths(pattern):
+    """``pattern`` with {target} and {query} filled for every pair."""
+    return [pattern.format(target=t, query=q) for t, q in PAIRS]
+
+
+def gpu_per_job():
+    """The ``gpu`` resource of an alignment job: none on the CPU backend."""
+    return 0 if config["backend"] == "cpu" else 1
+
+
+MATRIX_NAMES = list(MATRICES)
+RECORD_MATRIX_NAMES = list(RECORD_MATRICES)
+
+
+def all_outputs():
+    """Every final output of the workflow."""
+    out = expand(f"{OUT}/matrices/{PREFIX}_{{m}}.tsv", m=MATRIX_NAMES + ["long"])
+    out += [f"{OUT}/matrices/{PREFIX}_distance.phylip"]
+    out += expand(f"{OUT}/plots/{PREFIX}_{{m}}_heatmap.png", m=["identity", "query_cov"])
+    out += pair_paths(OUT + "/records/{target}/{query}/" + PREFIX + "_records.tsv")
+    if config["dotplots"]:
+        out += pair_paths(OUT + "/plots/dotplots/{target}/{query}.png")
+    return out
