@@ -10,7 +10,12 @@ The merge keeps each alignment once:
 3. among alignments that touch an overlap zone, an alignment whose target and
    query spans lie inside a kept alignment of the same record pair and strand,
    on the same diagonal, is dropped. Whole alignments are kept before clipped
-   ones, and higher scores before lower.
+   ones, and higher scores before lower;
+4. an alignment longer than the overlap is clipped in every unit; its pieces
+   share aligned columns in the overlap zone, and are stitched into one at a
+   shared column near the middle of the zone. Matches, ``NM`` and ``AS`` of a
+   stitched alignment are recounted from the sequences (``AS`` with the given
+   scoring, LASTZ's default unless told).
 
 Alignments are read from PAF with a ``cg:Z`` CIGAR, so the merge needs no
 engine internals. The output is sorted canonically, so the same set of
@@ -218,7 +223,145 @@ def _clipped(paf, edges_t, edges_q):
     return out
 
 
-def merge_units(units, self_pair=False, target_zones=None, query_zones=None):
+def _columns(paf, i):
+    """Per-column arrays of alignment ``i``: op, target position, query position."""
+    lens, ops = cigar_ops(paf.cigar[i])
+    op = np.repeat(ops, lens)
+    t_adv = np.isin(op, ("M", "D", "=", "X"))
+    q_adv = np.isin(op, ("M", "I", "=", "X"))
+    t_pos = paf.tstart[i] + np.cumsum(t_adv) - t_adv
+    q_off = np.cumsum(q_adv) - q_adv
+    q_pos = paf.qstart[i] + q_off if paf.strand[i] > 0 else paf.qend[i] - 1 - q_off
+    return op, t_pos, q_pos
+
+
+def _rle(op):
+    if len(op) == 0:
+        return ""
+    change = np.flatnonzero(op[1:] != op[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(op)]])
+    return "".join(f"{e - s}{op[s]}" for s, e in zip(starts, ends))
+
+
+class Sequences:
+    """Codes of the records of a pair, and the scoring, for stitching.
+
+    Parameters
+    ----------
+    target, query : gpukernels.genome.Genome
+        Whole prepared genomes.
+    scoring : gpukernels.scoring.Scoring, optional
+        LASTZ's defaults unless given.
+    """
+
+    def __init__(self, target, query, scoring=None):
+        if scoring is None:
+            from .scoring import Scoring
+            scoring = Scoring()
+        self.scoring = scoring
+        self.t = {n: target.codes[s:s + z] for n, s, z in zip(target.names, target.starts, target.sizes)}
+        self.q = {n: query.codes[s:s + z] for n, s, z in zip(query.names, query.starts, query.sizes)}
+
+    def recount(self, tname, qname, strand, op, t_pos, q_pos):
+        """Matches, NM and score of an alignment given by its columns."""
+        from .genome import _COMPLEMENT
+        m = op == "M"
+        tc = self.t[tname][t_pos[m]]
+        qc = self.q[qname][q_pos[m]]
+        if strand < 0:
+            qc = _COMPLEMENT[qc]
+        matches = int(np.count_nonzero((tc == qc) & (tc < 4)))
+        gaps = int(np.count_nonzero(~m))
+        nm = int(m.sum()) - matches + gaps
+        sc = self.scoring
+        score = int(np.asarray(sc.matrix)[tc, qc].sum())
+        is_gap = ~m
+        starts = is_gap & np.concatenate([[True], op[1:] != op[:-1]])
+        runs = int(np.count_nonzero(starts))
+        score -= sc.gap_open * runs + sc.gap_extend * gaps
+        return matches, nm, score
+
+
+def _stitch(paf, a, b, seqs):
+    """One PAF line joining alignments ``a`` (left on target) and ``b``, or None."""
+    op_a, ta, qa = _columns(paf, a)
+    op_b, tb, qb = _columns(paf, b)
+    q_total = int(max(paf.qlen[a], 1))
+    ma, mb = op_a == "M", op_b == "M"
+    key_a = ta[ma] * q_total + qa[ma]
+    key_b = tb[mb] * q_total + qb[mb]
+    shared = np.intersect1d(key_a, key_b)
+    if not len(shared):
+        return None
+    lo, hi = paf.tstart[b], paf.tend[a]
+    mid = (lo + hi) / 2
+    t_shared = shared // q_total
+    pick = shared[np.argmin(np.abs(t_shared - mid))]
+    ia = np.flatnonzero(ma)[np.flatnonzero(key_a == pick)[0]]
+    ib = np.flatnonzero(mb)[np.flatnonzero(key_b == pick)[0]]
+    op = np.concatenate([op_a[:ia], op_b[ib:]])
+    t_pos = np.concatenate([ta[:ia], tb[ib:]])
+    q_pos = np.concatenate([qa[:ia], qb[ib:]])
+    strand = int(paf.strand[a])
+    matches, nm, score = seqs.recount(paf.tname[a], paf.qname[a], strand, op, t_pos, q_pos)
+    if strand > 0:
+        qs, qe = paf.qstart[a], paf.qend[b]
+    else:
+        qs, qe = paf.qstart[b], paf.qend[a]
+    f = paf.lines[a].split("\t")
+    f[2], f[3], f[7], f[8] = str(qs), str(qe), str(paf.tstart[a]), str(paf.tend[b])
+    f[9], f[10] = str(matches), str(len(op))
+    tags = []
+    for tag in f[12:]:
+        if tag.startswith("NM:i:"):
+            tag = f"NM:i:{nm}"
+        elif tag.startswith("AS:i:"):
+            tag = f"AS:i:{score}"
+        elif tag.startswith("cg:Z:"):
+            tag = "cg:Z:" + _rle(op)
+        tags.append(tag)
+    return "\t".join(f[:12] + tags)
+
+
+def _stitch_pieces(paf, idx, clipped, seqs, stats):
+    """Stitch overlapping pieces among rows ``idx``; returns (rows dropped, new lines)."""
+    groups = {}
+    for i in idx:
+        groups.setdefault((paf.tname[i], paf.qname[i], int(paf.strand[i])), []).append(i)
+    dropped, new_lines = [], []
+    for rows in groups.values():
+        rows.sort(key=lambda i: (paf.tstart[i], paf.tend[i]))
+        current = None  # (line, Paf of one row, member rows)
+        for i in rows:
+            if current is None:
+                current = (None, paf.take([i]), [i], clipped[i])
+                continue
+            line, cur, members, cur_clip = current
+            nxt = paf.take([i])
+            joinable = (cur_clip or clipped[i]) and cur.tend[0] > nxt.tstart[0] \
+                and cur.tend[0] < nxt.tend[0] and _q_overlap(cur, nxt)
+            both = Paf.concat([cur, nxt])
+            joined = _stitch(both, 0, 1, seqs) if joinable else None
+            if joined is None:
+                if line is not None:
+                    new_lines.append(line)
+                    dropped += members
+                current = (None, nxt, [i], clipped[i])
+                continue
+            stats["stitched"] += 1
+            current = (joined, parse_paf_lines([joined]), members + [i], True)
+        if current is not None and current[0] is not None:
+            new_lines.append(current[0])
+            dropped += current[2]
+    return dropped, new_lines
+
+
+def _q_overlap(a, b):
+    return a.qstart[0] < b.qend[0] and b.qstart[0] < a.qend[0]
+
+
+def merge_units(units, self_pair=False, target_zones=None, query_zones=None, sequences=None):
     """Merge the alignments of a pair's work units.
 
     Parameters
@@ -231,6 +374,8 @@ def merge_units(units, self_pair=False, target_zones=None, query_zones=None):
     target_zones, query_zones : dict, optional
         :func:`overlap_zones` of the target and query; alignments touching
         none of them are found by one unit only and skip the containment test.
+    sequences : Sequences, optional
+        The pair's sequences; without them, pieces are not stitched.
 
     Returns
     -------
@@ -248,7 +393,7 @@ def merge_units(units, self_pair=False, target_zones=None, query_zones=None):
         edges_q += [eq] * len(paf)
     paf = Paf.concat(parts)
     stats = {"alignments_in": len(paf), "exact_duplicates": 0, "trivial_self": 0,
-             "contained_duplicates": 0}
+             "contained_duplicates": 0, "stitched": 0}
     keep = np.ones(len(paf), dtype=bool)
     _, first = np.unique(paf.lines.astype(str), return_index=True) if len(paf) else (None, [])
     uniq = np.zeros(len(paf), dtype=bool)
@@ -276,6 +421,14 @@ def merge_units(units, self_pair=False, target_zones=None, query_zones=None):
                 stats["contained_duplicates"] += 1
             else:
                 kept.append(i)
+        if sequences is not None:
+            rows = [i for i in cand if keep[i]]
+            dropped, new_lines = _stitch_pieces(paf, rows, clipped, sequences, stats)
+            keep[dropped] = False
+            if new_lines:
+                out = Paf.concat([paf.take(keep), parse_paf_lines(new_lines)])
+                stats["alignments_out"] = len(out)
+                return out, stats
     out = paf.take(keep)
     stats["alignments_out"] = len(out)
     return out, stats
@@ -304,7 +457,8 @@ def unit_edges(chunk, record_names, record_lengths):
     return edges
 
 
-def merge_pair(plan, unit_paths, out_path, target_records, query_records, self_pair=False):
+def merge_pair(plan, unit_paths, out_path, target_records, query_records, self_pair=False,
+               sequences=None):
     """Merge the unit PAFs of one pair as planned and write the pair's PAF.
 
     Parameters
@@ -319,6 +473,8 @@ def merge_pair(plan, unit_paths, out_path, target_records, query_records, self_p
         Record names and lengths of the target and query genomes.
     self_pair : bool
         Whether target and query are the same genome.
+    sequences : Sequences, optional
+        For stitching alignments longer than the split overlap.
 
     Returns
     -------
@@ -335,7 +491,8 @@ def merge_pair(plan, unit_paths, out_path, target_records, query_records, self_p
                       unit_edges(qc, q_names, q_lens)))
     merged, stats = merge_units(units, self_pair=self_pair,
                                 target_zones=overlap_zones(plan["target_chunks"], t_names),
-                                query_zones=overlap_zones(plan["query_chunks"], q_names))
+                                query_zones=overlap_zones(plan["query_chunks"], q_names),
+                                sequences=sequences)
     write_paf(merged, out_path)
     stats["units"] = len(units)
     return stats

@@ -4,7 +4,7 @@
 rule matrices:
     """Long table, square matrices (pyani-plus names) and a PHYLIP distance matrix."""
     input:
-        rows=pair_paths(OUT + "/records/{target}/{query}/" + PREFIX + "_genome.tsv"),
+        rows=pair_paths(f"{OUT}/records/{{target}}/{{query}}/{PREFIX}_genome.tsv"),
         manifests=expand(f"{OUT}/genomes/{{genome}}.manifest.tsv", genome=list(GENOMES)),
     output:
         long=report(

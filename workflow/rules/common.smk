@@ -97,7 +97,7 @@ def all_outputs():
     out = expand(f"{OUT}/matrices/{PREFIX}_{{m}}.tsv", m=MATRIX_NAMES + ["long"])
     out += [f"{OUT}/matrices/{PREFIX}_distance.phylip"]
     out += expand(f"{OUT}/plots/{PREFIX}_{{m}}_heatmap.png", m=["identity", "query_cov"])
-    out += pair_paths(OUT + "/records/{target}/{query}/" + PREFIX + "_records.tsv")
+    out += pair_paths(f"{OUT}/records/{{target}}/{{query}}/{PREFIX}_records.tsv")
     if config["dotplots"]:
-        out += pair_paths(OUT + "/plots/dotplots/{target}/{query}.png")
+        out += pair_paths(f"{OUT}/plots/dotplots/{{target}}/{{query}}.png")
     return out

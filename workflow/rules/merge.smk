@@ -8,6 +8,8 @@ rule merge:
         plan=f"{OUT}/plans/{{target}}/{{query}}.json",
         target=f"{OUT}/genomes/{{target}}.manifest.tsv",
         query=f"{OUT}/genomes/{{query}}.manifest.tsv",
+        target_npz=f"{OUT}/genomes/{{target}}.npz",
+        query_npz=f"{OUT}/genomes/{{query}}.npz",
     output:
         paf=f"{OUT}/alignments/{{target}}/{{query}}.paf.gz",
         stats=f"{OUT}/alignments/{{target}}/{{query}}.merge.json",
