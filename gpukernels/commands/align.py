@@ -1,0 +1,93 @@
+"""``ava align``: align a query genome against a target genome."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import sys
+import time
+
+from ..engine import AlignOptions, StageStats, align
+from ..errors import InputError
+from ..formats import FORMATS, write_alignments
+from ..genome import read_fasta
+from ..scoring import lastz_scoring
+from ..seeds import DEFAULT_SEED
+
+log = logging.getLogger("gpukernels")
+
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise ValueError
+    return value
+
+
+def add_parser(sub):
+    """Register ``ava align``."""
+    p = sub.add_parser("align", help="align QUERY against TARGET (LASTZ-class seed → ungapped → gapped)",
+                       description="Align every record of QUERY against every record of TARGET on both "
+                                   "strands with LASTZ's defaults (HOXD70, 12of19 seed with one "
+                                   "transition, xdrop 910, hspthresh 3000, ydrop 9400, gappedthresh 3000).")
+    p.add_argument("target", help="target FASTA (.gz accepted)")
+    p.add_argument("query", nargs="?", help="query FASTA (.gz accepted); with --self, may be omitted")
+    p.add_argument("-o", "--output", default="-", help="output file (default stdout; .gz compresses)")
+    p.add_argument("--format", choices=FORMATS, default="paf", help="output format (default paf)")
+    p.add_argument("--eqx", action="store_true", help="PAF: write =/X instead of M in cg:Z")
+    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
+                   help="auto: the GPU when CuPy sees one, else the CPU (default auto)")
+    p.add_argument("--device", type=int, default=None, help="CUDA device ordinal (GPU backend)")
+    p.add_argument("--gpu-mem", type=float, default=None, metavar="GB",
+                   help="GPU memory budget in GiB (default: a safe share of free memory)")
+    p.add_argument("--strand", choices=("both", "plus", "minus"), default="both")
+    p.add_argument("--self", dest="self_mode", action="store_true",
+                   help="align TARGET to itself without the trivial diagonal; each mirror pair once")
+    p.add_argument("--unmask", action="store_true", help="let lowercase (soft-masked) bases seed")
+    p.add_argument("--seed", default=DEFAULT_SEED, metavar="PATTERN",
+                   help=f"spaced seed of 1 (care) and 0 (default {DEFAULT_SEED})")
+    p.add_argument("--notransition", action="store_true", help="seeds must match exactly")
+    p.add_argument("--threads", type=_positive_int, default=1,
+                   help="CPU threads for the numba backend (default 1)")
+    s = p.add_argument_group("scoring (LASTZ defaults)")
+    s.add_argument("--gap-open", type=int, default=400, help="gap open penalty (default 400)")
+    s.add_argument("--gap-extend", type=int, default=30, help="gap extend penalty (default 30)")
+    s.add_argument("--xdrop", type=int, default=None, help="ungapped x-drop (default 10 × A/A = 910)")
+    s.add_argument("--hspthresh", type=int, default=3000, help="HSP score threshold (default 3000)")
+    s.add_argument("--ydrop", type=int, default=None,
+                   help="gapped y-drop (default open + 300 × extend = 9400)")
+    s.add_argument("--gappedthresh", type=int, default=None,
+                   help="gapped alignment threshold (default = hspthresh)")
+    s.add_argument("--noentropy", action="store_true", help="no entropy adjustment of HSP scores")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    """Run ``ava align`` from parsed arguments."""
+    if args.query is None and not args.self_mode:
+        raise InputError("a QUERY is required unless --self is given")
+    try:
+        import numba
+        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    except (ImportError, ValueError):
+        pass
+    scoring = lastz_scoring(gap_open=args.gap_open, gap_extend=args.gap_extend, xdrop=args.xdrop,
+                            hspthresh=args.hspthresh, ydrop=args.ydrop, gappedthresh=args.gappedthresh,
+                            entropy=not args.noentropy)
+    options = AlignOptions(strand=args.strand, unmask=args.unmask, seed=args.seed,
+                           transition=not args.notransition, self_mode=args.self_mode, scoring=scoring)
+    clock = time.perf_counter()
+    target = read_fasta(args.target)
+    query = target if args.query is None or (args.self_mode and args.query == args.target) \
+        else read_fasta(args.query)
+    stats = StageStats()
+    gpu_mem = None if args.gpu_mem is None else int(args.gpu_mem * (1 << 30))
+    alns = align(target, query, options, backend=args.backend, device=args.device, gpu_mem=gpu_mem,
+                 stats=stats)
+    command = "ava " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else None
+    write_alignments(alns, target, query, args.output, fmt=args.format, eqx=args.eqx, command=command)
+    log.info("%d alignments written to %s in %.1f s (%d seed hits, %d HSPs, %.3g DP cells)",
+             len(alns), args.output if args.output != "-" else "stdout", time.perf_counter() - clock,
+             stats.seed_hits, stats.hsps, stats.dp_cells)
+    return 0

@@ -1,0 +1,427 @@
+"""numba twin of ``cuda/gapped.cu``: y-drop gapped extension with traceback.
+
+The DP walks anti-diagonals from the anchor outwards (FastZ's order, so the
+GPU kernel can compute a whole anti-diagonal at once and reach the same
+cells). Rules, shared with the CUDA kernel:
+
+* affine gaps, a gap of length L costs ``open + extend * L``;
+* cell (i, j) of anti-diagonal d = i + j takes the best of a substitution
+  from d-2, a gap in the query (``D``, from (i, j-1)) and a gap in the target
+  (``I``, from (i-1, j)), preferring substitution, then ``D``, then ``I``;
+  a gap extends rather than opens only when extending scores strictly more;
+* a cell is dead when its score is below ``best - ydrop``, ``best`` being the
+  best substitution-ending score over the earlier anti-diagonals;
+* the best cell is the highest substitution-ending score; ties go to the
+  later anti-diagonal, then to the smaller query index;
+* the extension ends when an anti-diagonal has no live cell.
+"""
+
+import numpy as np
+from numba import njit
+
+NEG = -(1 << 29)
+OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def _grow(a, need):
+    if need <= a.shape[0]:
+        return a
+    size = a.shape[0] * 2
+    while size < need:
+        size *= 2
+    b = np.empty(size, dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext, ydrop, barrier,
+                   work, tb, tb_off, tb_lo):
+    """One-sided y-drop extension from the origin, with traceback.
+
+    Parameters
+    ----------
+    t, q : ndarray of uint8
+        Codes; DP column j ≥ 1 reads ``t[t0 + tstep * (j - 1)]``, row i ≥ 1
+        reads ``q[q0 + qstep * (i - 1)]``.
+    tn, qn : int
+        How far the extension may go in each sequence.
+    barrier : int
+        Cells with ``j - i == barrier`` are dead (a self-comparison's main
+        diagonal); pass a value out of reach to disable.
+    work : ndarray of int32, shape (7, >= qn + 2)
+        Scratch rows (H for three anti-diagonals, E and F for two).
+    tb, tb_off, tb_lo : ndarray
+        Traceback buffers (grown as needed and returned).
+
+    Returns
+    -------
+    best, bi, bj : int
+        Best score and its cell (query and target letters consumed).
+    cells : int
+        DP cells computed.
+    ops : ndarray of uint8
+        Columns from the origin outwards (``OP_EQ``, ``OP_X``, ``OP_I``, ``OP_D``).
+    tb, tb_off, tb_lo : ndarray
+        The (possibly grown) buffers, for reuse.
+    """
+    goe = gap_open + gap_ext
+    # rows of work: 0..2 H rotating (d-2, d-1, d), 3..4 E, 5..6 F
+    hA, hB, hC = 0, 1, 2
+    eA, eB = 3, 4
+    fA, fB = 5, 6
+    # anti-diagonal 0: the origin
+    work[hB, 0] = 0
+    work[eB, 0] = NEG
+    work[fB, 0] = NEG
+    lo1, hi1 = 0, 1          # live range of d-1
+    lo2, hi2 = 0, 0          # live range of d-2 (empty)
+    best = 0
+    bi = 0
+    bj = 0
+    ntb = 0
+    cells = 0
+    tb_off = _grow(tb_off, 2)
+    tb_lo = _grow(tb_lo, 2)
+    tb_off[0] = 0
+    tb_lo[0] = 0
+    tb = _grow(tb, 1)
+    tb[0] = 0
+    ntb = 1
+    d = 0
+    while True:
+        d += 1
+        if d > qn + tn:
+            break
+        lo = lo1
+        if lo2 + 1 < lo:
+            lo = lo2 + 1
+        hi = hi1 + 1
+        if hi2 + 1 > hi:
+            hi = hi2 + 1
+        if lo < d - tn:
+            lo = d - tn
+        if lo < 0:
+            lo = 0
+        if hi > qn + 1:
+            hi = qn + 1
+        if hi > d + 1:
+            hi = d + 1
+        if lo >= hi:
+            break
+        tb_off = _grow(tb_off, d + 1)
+        tb_lo = _grow(tb_lo, d + 1)
+        tb = _grow(tb, ntb + hi - lo)
+        tb_off[d] = ntb
+        tb_lo[d] = lo
+        floor = best - ydrop
+        dbest = NEG
+        dbi = -1
+        nlo = hi
+        nhi = lo
+        for i in range(lo, hi):
+            j = d - i
+            # substitution from (i-1, j-1) on d-2
+            sub = NEG
+            if i >= 1 and j >= 1 and i - 1 >= lo2 and i - 1 < hi2:
+                hp = work[hA, i - 1]
+                if hp > NEG:
+                    sub = hp + matrix[t[t0 + tstep * (j - 1)], q[q0 + qstep * (i - 1)]]
+            # gap in query (D): from (i, j-1) on d-1
+            e = NEG
+            ebit = 0
+            if j >= 1 and i >= lo1 and i < hi1:
+                e_open = work[hB, i] - goe
+                e_ext = work[eB, i] - gap_ext
+                if e_ext > e_open:
+                    e = e_ext
+                    ebit = 4
+                else:
+                    e = e_open
+                if e < NEG:
+                    e = NEG
+            # gap in target (I): from (i-1, j) on d-1
+            f = NEG
+            fbit = 0
+            if i >= 1 and i - 1 >= lo1 and i - 1 < hi1:
+                f_open = work[hB, i - 1] - goe
+                f_ext = work[fB, i - 1] - gap_ext
+                if f_ext > f_open:
+                    f = f_ext
+                    fbit = 8
+                else:
+                    f = f_open
+                if f < NEG:
+                    f = NEG
+            h = sub
+            src = 0
+            if e > h:
+                h = e
+                src = 1
+            if f > h:
+                h = f
+                src = 2
+            if h < floor or h <= NEG or j - i == barrier:
+                work[hC, i] = NEG
+                work[eA, i] = NEG
+                work[fA, i] = NEG
+                tb[ntb + i - lo] = 0
+                continue
+            work[hC, i] = h
+            work[eA, i] = e
+            work[fA, i] = f
+            tb[ntb + i - lo] = src | ebit | fbit
+            if i < nlo:
+                nlo = i
+            nhi = i + 1
+            if src == 0 and h > dbest:
+                dbest = h
+                dbi = i
+        cells += hi - lo
+        ntb += hi - lo
+        if nlo >= nhi:
+            break
+        if dbi >= 0 and dbest >= best:
+            best = dbest
+            bi = dbi
+            bj = d - dbi
+        # rotate: d-1 becomes d-2, d becomes d-1
+        hA, hB, hC = hB, hC, hA
+        eA, eB = eB, eA
+        fA, fB = fB, fA
+        lo2, hi2 = lo1, hi1
+        lo1, hi1 = nlo, nhi
+    # traceback from (bi, bj) to the origin
+    ops = np.empty(bi + bj, dtype=np.uint8)
+    n = 0
+    i = bi
+    j = bj
+    state = 0
+    while i > 0 or j > 0:
+        dd = i + j
+        byte = tb[tb_off[dd] + i - tb_lo[dd]]
+        if state == 0:
+            src = byte & 3
+            if src == 0:
+                tc = t[t0 + tstep * (j - 1)]
+                qc = q[q0 + qstep * (i - 1)]
+                ops[n] = OP_EQ if (tc == qc and tc < 4) else OP_X
+                n += 1
+                i -= 1
+                j -= 1
+                continue
+            state = src
+        if state == 1:
+            ops[n] = OP_D
+            n += 1
+            j -= 1
+            if (byte & 4) == 0:
+                state = 0
+        else:
+            ops[n] = OP_I
+            n += 1
+            i -= 1
+            if (byte & 8) == 0:
+                state = 0
+    return best, bi, bj, cells, ops[:n][::-1].copy(), tb, tb_off, tb_lo
+
+
+@njit(cache=True, nogil=True)
+def rescore(ops, t, t0, q, q0, matrix, gap_open, gap_ext):
+    """Score of a path given as forward columns starting at (t0, q0)."""
+    s = 0
+    ti = t0
+    qi = q0
+    prev = -1
+    for k in range(ops.shape[0]):
+        op = ops[k]
+        if op <= OP_X:
+            s += matrix[t[ti], q[qi]]
+            ti += 1
+            qi += 1
+        elif op == OP_I:
+            s -= gap_ext if prev == OP_I else gap_open + gap_ext
+            qi += 1
+        else:
+            s -= gap_ext if prev == OP_D else gap_open + gap_ext
+            ti += 1
+        prev = op
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _on_path(aq, at, k, kt0, kt1, kq0, kq1, run_off, run_t, run_q, run_len):
+    if at < kt0[k] or at >= kt1[k] or aq < kq0[k] or aq >= kq1[k]:
+        return False
+    a = run_off[k]
+    z = run_off[k + 1]
+    # last run with run_t <= at
+    while z - a > 1:
+        m = (a + z) >> 1
+        if run_t[m] <= at:
+            a = m
+        else:
+            z = m
+    return run_t[a] <= at < run_t[a] + run_len[a] and aq - at == run_q[a] - run_t[a]
+
+
+@njit(cache=True, nogil=True)
+def runs_of(ops, t0, q0):
+    """Substitution runs of a path: arrays of target start, query start, length."""
+    n = 0
+    prev_sub = False
+    for k in range(ops.shape[0]):
+        sub = ops[k] <= OP_X
+        if sub and not prev_sub:
+            n += 1
+        prev_sub = sub
+    rt = np.empty(n, dtype=np.int64)
+    rq = np.empty(n, dtype=np.int64)
+    rl = np.empty(n, dtype=np.int64)
+    r = -1
+    ti = t0
+    qi = q0
+    prev_sub = False
+    for k in range(ops.shape[0]):
+        op = ops[k]
+        if op <= OP_X:
+            if not prev_sub:
+                r += 1
+                rt[r] = ti
+                rq[r] = qi
+                rl[r] = 0
+            rl[r] += 1
+            ti += 1
+            qi += 1
+            prev_sub = True
+        else:
+            if op == OP_I:
+                qi += 1
+            else:
+                ti += 1
+            prev_sub = False
+    return rt, rq, rl
+
+
+@njit(cache=True, nogil=True)
+def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext,
+                   ydrop, gappedthresh, self_barrier):
+    """Gapped extension of anchors in the given order (best HSP first).
+
+    An anchor lying on the path of an alignment already kept is skipped;
+    an alignment scoring under ``gappedthresh`` is dropped and blocks nothing.
+
+    Parameters
+    ----------
+    t, q : ndarray of uint8
+        Target and query codes (this strand's query).
+    anchor_q, anchor_t : ndarray of int64
+        Anchors, in processing order.
+    t_lo, t_hi, q_lo, q_hi : ndarray of int64
+        Bounds of the record holding each anchor (extension stays inside).
+    self_barrier : bool
+        Forbid the main diagonal (t == q): a self-comparison's same strand.
+
+    Returns
+    -------
+    t0, t1, q0, q1, score : ndarray of int64
+        Kept alignments, in the order found.
+    op_off : ndarray of int64
+        ``ops[op_off[k]:op_off[k + 1]]`` are alignment k's columns.
+    ops : ndarray of uint8
+    cells : int
+        DP cells computed.
+    """
+    n = anchor_q.shape[0]
+    cap = 16
+    kt0 = np.empty(cap, dtype=np.int64)
+    kt1 = np.empty(cap, dtype=np.int64)
+    kq0 = np.empty(cap, dtype=np.int64)
+    kq1 = np.empty(cap, dtype=np.int64)
+    ksc = np.empty(cap, dtype=np.int64)
+    op_off = np.zeros(cap + 1, dtype=np.int64)
+    run_off = np.zeros(cap + 1, dtype=np.int64)
+    ops_all = np.empty(1024, dtype=np.uint8)
+    run_t = np.empty(1024, dtype=np.int64)
+    run_q = np.empty(1024, dtype=np.int64)
+    run_len = np.empty(1024, dtype=np.int64)
+    nk = 0
+    total_cells = 0
+    maxlen = 2
+    for a in range(n):
+        x = q_hi[a] - q_lo[a] + 2
+        if x > maxlen:
+            maxlen = x
+    work = np.empty((7, maxlen), dtype=np.int32)
+    tb = np.empty(1 << 16, dtype=np.uint8)
+    tb_off = np.empty(1024, dtype=np.int64)
+    tb_lo = np.empty(1024, dtype=np.int64)
+    far = 1 << 62
+    for a in range(n):
+        aq = anchor_q[a]
+        at = anchor_t[a]
+        covered = False
+        for k in range(nk):
+            if _on_path(aq, at, k, kt0, kt1, kq0, kq1, run_off, run_t, run_q, run_len):
+                covered = True
+                break
+        if covered:
+            continue
+        # left piece: reversed sequences from the anchor base itself
+        bar_left = far
+        bar_right = far
+        if self_barrier:
+            bar_left = at - aq
+            bar_right = aq - at
+        lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
+            t, at, -1, at - t_lo[a] + 1, q, aq, -1, aq - q_lo[a] + 1, matrix, gap_open, gap_ext,
+            ydrop, bar_left, work, tb, tb_off, tb_lo)
+        rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
+            t, at + 1, 1, t_hi[a] - at - 1, q, aq + 1, 1, q_hi[a] - aq - 1, matrix, gap_open, gap_ext,
+            ydrop, bar_right, work, tb, tb_off, tb_lo)
+        total_cells += c1 + c2
+        if li + lj + ri + rj == 0:
+            continue
+        # left ops come from the anchor outwards: reverse them to forward order
+        nops = lops.shape[0] + rops.shape[0]
+        path = np.empty(nops, dtype=np.uint8)
+        nl = lops.shape[0]
+        for k in range(nl):
+            path[k] = lops[nl - 1 - k]
+        path[nl:] = rops
+        s_t0 = at + 1 - lj
+        s_q0 = aq + 1 - li
+        score = rescore(path, t, s_t0, q, s_q0, matrix, gap_open, gap_ext)
+        if score < gappedthresh:
+            continue
+        if nk == cap:
+            cap *= 2
+            kt0 = _grow(kt0, cap)
+            kt1 = _grow(kt1, cap)
+            kq0 = _grow(kq0, cap)
+            kq1 = _grow(kq1, cap)
+            ksc = _grow(ksc, cap)
+            op_off = _grow(op_off, cap + 1)
+            run_off = _grow(run_off, cap + 1)
+        kt0[nk] = s_t0
+        kt1[nk] = at + 1 + rj
+        kq0[nk] = s_q0
+        kq1[nk] = aq + 1 + ri
+        ksc[nk] = score
+        ops_all = _grow(ops_all, op_off[nk] + nops)
+        ops_all[op_off[nk]:op_off[nk] + nops] = path
+        op_off[nk + 1] = op_off[nk] + nops
+        rt, rq, rl = runs_of(path, s_t0, s_q0)
+        r0 = run_off[nk]
+        nr = rt.shape[0]
+        run_t = _grow(run_t, r0 + nr)
+        run_q = _grow(run_q, r0 + nr)
+        run_len = _grow(run_len, r0 + nr)
+        run_t[r0:r0 + nr] = rt
+        run_q[r0:r0 + nr] = rq
+        run_len[r0:r0 + nr] = rl
+        run_off[nk + 1] = r0 + nr
+        nk += 1
+    return (kt0[:nk].copy(), kt1[:nk].copy(), kq0[:nk].copy(), kq1[:nk].copy(), ksc[:nk].copy(),
+            op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), total_cells)

@@ -1,0 +1,643 @@
+// Wavefront alignment (WFA) of many pairs: gap-affine and edit distance.
+//
+// The rules (recurrences, tie order, end test) are those of the numba twin,
+// gpukernels/cpu/wfa.py, so both backends give the same score and CIGAR.
+//
+// Layout
+//   * Sequences are 2-bit packed, 16 bases per 32-bit word, base j of a
+//     sequence in bits 2*(j%16) of word j/16; every sequence starts on a word
+//     and the buffer ends with two spare words, so a 16-base window can always
+//     read two words. The LCP compares 16 bases per XOR.
+//   * One block aligns one pair at a time, one thread per diagonal (threads
+//     stride over wider wavefronts), one barrier per score. A fixed grid pulls
+//     pairs from a queue (atomic counter over `idx`).
+//   * Wavefronts live in a ring of R = max(x, o+e) + 1 scores (2 for edit
+//     distance) in the block's slice of global memory; the eWFA kernel keeps
+//     ring, sequences and backtrace pool in shared memory.
+//   * Backtrace is piggybacked: each cell carries a 32-bit word of up to 15
+//     2-bit ops below a sentinel bit, and the index of the previous 15-op
+//     block; a full word is flushed to the block's pool as one (word, prev)
+//     entry, so a path costs about 4 bits per op. Ops: 0 X, 1 I, 2 D,
+//     3 close (gap-affine only: the path re-enters M and extends).
+//   * A pair whose pool or ring bound is exceeded gets status 1 and is redone
+//     by the launcher (larger pool, then the CPU twin): results never change.
+//   * wfa_replay turns each op list into CIGAR letters (one thread per pair);
+//     wfa_compact packs those letters without gaps.
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+#define WFA_NULL (-1073741824)
+#define BT_NONE 0xFFFFFFFFu
+#define BT_FULL 0x40000000u
+#define OP_X 0u
+#define OP_I 1u
+#define OP_D 2u
+#define OP_C 3u
+#define ST_OVERFLOW 1
+#define ST_BAD_REPLAY 2
+
+// ---------------------------------------------------------------- sequences
+
+__device__ __forceinline__ u32 seq_window(const u32* w, i64 base, int pos)
+{
+    const u32* p = w + base + (pos >> 4);
+    return __funnelshift_r(p[0], p[1], (u32)((pos & 15) << 1));
+}
+
+// Furthest offset on diagonal k reached by matches from offset h.
+__device__ int wfa_extend(const u32* w, i64 pw, int n, i64 tw, int m, int h, int k)
+{
+    int v = h - k;
+    while (v < n && h < m) {
+        u32 d = seq_window(w, pw, v) ^ seq_window(w, tw, h);
+        int run = d ? ((__ffs((int)d) - 1) >> 1) : 16;
+        int lim = min(n - v, m - h);
+        if (run >= lim) return h + lim;
+        h += run;
+        v += run;
+        if (run < 16) return h;
+    }
+    return h;
+}
+
+// ---------------------------------------------------------------- backtrace
+
+// Append op to the chain (w, p); flush a full word to the pool first.
+__device__ __forceinline__ void bt_push(u32& w, u32& p, u32 op, u64* pool, int cap,
+                                        int* count, int& ovf)
+{
+    if (w >= BT_FULL) {
+        int i = atomicAdd(count, 1);
+        if (i < cap) {
+            pool[i] = ((u64)p << 32) | (u64)w;
+        } else {
+            ovf = 1;
+        }
+        p = (u32)i;
+        w = 1u;
+    }
+    w = (w << 2) | op;
+}
+
+// Walk the chain backwards and store its ops, last op first, 16 per word.
+// Returns the number of ops, or -1 when they do not fit in `cap` words.
+__device__ int bt_store(u32 w, u32 p, const u64* pool, u32* out, i64 cap)
+{
+    int count = 0;
+    u32 acc = 0;
+    for (;;) {
+        while (w > 1u) {
+            acc |= (w & 3u) << ((count & 15) << 1);
+            w >>= 2;
+            ++count;
+            if ((count & 15) == 0) {
+                if ((count >> 4) > cap) return -1;
+                out[(count >> 4) - 1] = acc;
+                acc = 0;
+            }
+        }
+        if (p == BT_NONE) break;
+        u64 e = pool[p];
+        w = (u32)e;
+        p = (u32)(e >> 32);
+    }
+    if (count & 15) {
+        if ((count >> 4) + 1 > cap) return -1;
+        out[count >> 4] = acc;
+    }
+    return count;
+}
+
+// ---------------------------------------------------------------- shared bits
+
+__device__ __forceinline__ int bump(int h) { return h >= 0 ? h + 1 : WFA_NULL; }
+
+__device__ __forceinline__ int mismatch_cand(int xs, int k, int n, int m)
+{
+    int xv = bump(xs);
+    return (xv > m || xv - k > n) ? WFA_NULL : xv;
+}
+
+// Tie order X, I, D; src gets 0, 1 or 2.
+__device__ __forceinline__ int pick3(int xv, int iv, int dv, int& src)
+{
+    if (xv >= iv && xv >= dv) { src = 0; return xv; }
+    if (iv >= dv) { src = 1; return iv; }
+    src = 2;
+    return dv;
+}
+
+struct PairInfo {
+    int n, m;
+    i64 pw, tw;
+};
+
+// Thread 0 takes the next queue entry; every thread gets it. -1 when empty.
+__device__ int next_pair(const int* idx, int n_idx, int* queue, int* slot)
+{
+    if (threadIdx.x == 0) *slot = atomicAdd(queue, 1);
+    __syncthreads();
+    int q = *slot;
+    __syncthreads();
+    return q < n_idx ? idx[q] : -1;
+}
+
+// Store the result of one pair (thread 0).
+template <bool CIGAR>
+__device__ void finish_pair(int pair, int s, int ovf, u32 w, u32 p, const u64* pool,
+                            int* scores, int* status, u32* ops, const i64* ops_off, int* n_ops)
+{
+    if (ovf) {
+        status[pair] = ST_OVERFLOW;
+        return;
+    }
+    if (CIGAR) {
+        i64 a = ops_off[pair];
+        int count = bt_store(w, p, pool, ops + a, ops_off[pair + 1] - a);
+        if (count < 0) {
+            status[pair] = ST_OVERFLOW;
+            return;
+        }
+        n_ops[pair] = count;
+    }
+    scores[pair] = s;
+    status[pair] = 0;
+}
+
+// ---------------------------------------------------------------- gap-affine
+
+struct AffineRing {
+    int* off;
+    u32* bw;
+    u32* bp;
+    const int* lo;
+    const int* hi;
+    int R, W, K;
+
+    __device__ __forceinline__ i64 at(int comp, int s, int k) const
+    {
+        return ((i64)((s % R) * 3 + comp)) * W + (k + K);
+    }
+    __device__ __forceinline__ int get(int comp, int s, int k) const
+    {
+        if (s < 0) return WFA_NULL;
+        int r = s % R;
+        if (k < lo[r] || k > hi[r]) return WFA_NULL;
+        return off[at(comp, s, k)];
+    }
+};
+
+// Diagonal range of wavefront s from its sources; lo > hi when empty.
+__device__ __forceinline__ void affine_range(const int* slo, const int* shi, int R, int s,
+                                             int x, int o, int e, int n, int m, int& lo, int& hi)
+{
+    lo = 1 << 30;
+    hi = -(1 << 30);
+    int src[3] = {s - x, s - o - e, s - e};
+    for (int j = 0; j < 3; ++j) {
+        int t = src[j];
+        if (t < 0) continue;
+        int r = t % R;
+        if (slo[r] > shi[r]) continue;
+        int grow = j == 0 ? 0 : 1;
+        lo = min(lo, slo[r] - grow);
+        hi = max(hi, shi[r] + grow);
+    }
+    lo = max(lo, -n);
+    hi = min(hi, m);
+    if (lo > hi) { lo = 1; hi = 0; }
+}
+
+template <bool CIGAR>
+__device__ void affine_cell(const AffineRing& rg, const u32* words, const PairInfo& pi,
+                            int s, int k, int x, int o, int e, int kend,
+                            u64* pool, int pool_cap, int* pool_count, int& ovf, int& found)
+{
+    const int n = pi.n, m = pi.m;
+    const int soe = s - o - e, se = s - e, sx = s - x;
+    int io = bump(rg.get(0, soe, k - 1));
+    int ie = bump(rg.get(1, se, k - 1));
+    bool iext = ie >= io;
+    int iv = iext ? ie : io;
+    if (iv > m || iv < 0) iv = WFA_NULL;
+    int dop = rg.get(0, soe, k + 1);
+    int dex = rg.get(2, se, k + 1);
+    bool dext = dex >= dop;
+    int dv = dext ? dex : dop;
+    if (dv < 0 || dv - k > n) dv = WFA_NULL;
+    int xv = mismatch_cand(rg.get(0, sx, k), k, n, m);
+    int msrc;
+    int mv = pick3(xv, iv, dv, msrc);
+    if (mv < 0) {
+        mv = WFA_NULL;
+    } else {
+        mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
+    }
+    i64 cm = rg.at(0, s, k), ci = rg.at(1, s, k), cd = rg.at(2, s, k);
+    rg.off[cm] = mv;
+    rg.off[ci] = iv;
+    rg.off[cd] = dv;
+    if (k == kend && mv == m) found = 1;
+    if (!CIGAR) return;
+    u32 iw = 1u, ip = BT_NONE, dw = 1u, dp = BT_NONE;
+    if (iv >= 0) {
+        i64 c = iext ? rg.at(1, se, k - 1) : rg.at(0, soe, k - 1);
+        iw = rg.bw[c];
+        ip = rg.bp[c];
+        bt_push(iw, ip, OP_I, pool, pool_cap, pool_count, ovf);
+        rg.bw[ci] = iw;
+        rg.bp[ci] = ip;
+    }
+    if (dv >= 0) {
+        i64 c = dext ? rg.at(2, se, k + 1) : rg.at(0, soe, k + 1);
+        dw = rg.bw[c];
+        dp = rg.bp[c];
+        bt_push(dw, dp, OP_D, pool, pool_cap, pool_count, ovf);
+        rg.bw[cd] = dw;
+        rg.bp[cd] = dp;
+    }
+    if (mv >= 0) {
+        u32 mw, mp;
+        if (msrc == 0) {
+            i64 c = rg.at(0, sx, k);
+            mw = rg.bw[c];
+            mp = rg.bp[c];
+            bt_push(mw, mp, OP_X, pool, pool_cap, pool_count, ovf);
+        } else {
+            mw = msrc == 1 ? iw : dw;
+            mp = msrc == 1 ? ip : dp;
+            bt_push(mw, mp, OP_C, pool, pool_cap, pool_count, ovf);
+        }
+        rg.bw[cm] = mw;
+        rg.bp[cm] = mp;
+    }
+}
+
+template <bool CIGAR>
+__device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, const i64* tw,
+                              const int* tl, const int* idx, int n_idx, int* queue,
+                              int x, int o, int e, int K, int max_score,
+                              int* wf_off, u32* wf_bw, u32* wf_bp, u64* pool, int pool_cap,
+                              int* scores, int* status, u32* ops, const i64* ops_off, int* n_ops)
+{
+    extern __shared__ int wfa_smem[];
+    __shared__ int sh_slot, sh_pool, sh_ovf;
+    const int R = max(x, o + e) + 1;
+    const int W = 2 * K + 1;
+    int* slo = wfa_smem;
+    int* shi = wfa_smem + R;
+    const i64 span = (i64)R * 3 * W;
+    AffineRing rg;
+    rg.off = wf_off + (i64)blockIdx.x * span;
+    rg.bw = CIGAR ? wf_bw + (i64)blockIdx.x * span : 0;
+    rg.bp = CIGAR ? wf_bp + (i64)blockIdx.x * span : 0;
+    rg.lo = slo;
+    rg.hi = shi;
+    rg.R = R;
+    rg.W = W;
+    rg.K = K;
+    u64* mypool = CIGAR ? pool + (i64)blockIdx.x * pool_cap : 0;
+    for (;;) {
+        int pair = next_pair(idx, n_idx, queue, &sh_slot);
+        if (pair < 0) break;
+        PairInfo pi;
+        pi.n = pl[pair];
+        pi.m = tl[pair];
+        pi.pw = pw[pair];
+        pi.tw = tw[pair];
+        const int kend = pi.m - pi.n;
+        int ovf = (kend < -K || kend > K) ? 1 : 0;
+        int found = 0;
+        if (threadIdx.x == 0) {
+            sh_pool = 0;
+            sh_ovf = 0;
+            for (int r = 1; r < R; ++r) { slo[r] = 1; shi[r] = 0; }
+            slo[0] = 0;
+            shi[0] = 0;
+        }
+        if (threadIdx.x == 0 && !ovf) {
+            int h0 = wfa_extend(words, pi.pw, pi.n, pi.tw, pi.m, 0, 0);
+            rg.off[rg.at(0, 0, 0)] = h0;
+            rg.off[rg.at(1, 0, 0)] = WFA_NULL;
+            rg.off[rg.at(2, 0, 0)] = WFA_NULL;
+            if (CIGAR) {
+                rg.bw[rg.at(0, 0, 0)] = 1u;
+                rg.bp[rg.at(0, 0, 0)] = BT_NONE;
+            }
+            if (kend == 0 && h0 == pi.m) found = 1;
+        }
+        int s = 0;
+        int stop = __syncthreads_or(found || ovf);
+        while (!stop) {
+            ++s;
+            int lo, hi;
+            affine_range(slo, shi, R, s, x, o, e, pi.n, pi.m, lo, hi);
+            if (s > max_score || lo < -K || hi > K) {  // same in every thread
+                ovf = 1;
+                break;
+            }
+            for (int k = lo + (int)threadIdx.x; k <= hi; k += blockDim.x) {
+                affine_cell<CIGAR>(rg, words, pi, s, k, x, o, e, kend,
+                                   mypool, pool_cap, &sh_pool, ovf, found);
+            }
+            if (ovf) sh_ovf = 1;
+            if (threadIdx.x == 0) {
+                slo[s % R] = lo;
+                shi[s % R] = hi;
+            }
+            stop = __syncthreads_or(found || ovf);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int bad = ovf || sh_ovf;
+            u32 w = 1u, p = BT_NONE;
+            if (CIGAR && !bad) {
+                i64 c = rg.at(0, s, kend);
+                w = rg.bw[c];
+                p = rg.bp[c];
+            }
+            finish_pair<CIGAR>(pair, s, bad, w, p, mypool, scores, status, ops, ops_off, n_ops);
+        }
+        __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------- edit distance
+
+struct EditRing {
+    int* off;
+    u32* bw;
+    u32* bp;
+    const int* lo;
+    const int* hi;
+    int W, K;
+
+    __device__ __forceinline__ int at(int s, int k) const { return (s & 1) * W + (k + K); }
+    __device__ __forceinline__ int get(int s, int k) const
+    {
+        int r = s & 1;
+        if (k < lo[r] || k > hi[r]) return WFA_NULL;
+        return off[at(s, k)];
+    }
+};
+
+template <bool CIGAR>
+__device__ void edit_cell(const EditRing& rg, const u32* words, const PairInfo& pi, int s, int k,
+                          int kend, u64* pool, int pool_cap, int* pool_count, int& ovf, int& found)
+{
+    const int n = pi.n, m = pi.m;
+    int xs = rg.get(s - 1, k);
+    int is = rg.get(s - 1, k - 1);
+    int ds = rg.get(s - 1, k + 1);
+    int xv = mismatch_cand(xs, k, n, m);
+    int iv = bump(is);
+    if (iv > m) iv = WFA_NULL;
+    int dv = ds;
+    if (dv - k > n) dv = WFA_NULL;
+    int src;
+    int mv = pick3(xv, iv, dv, src);
+    if (mv < 0) {
+        mv = WFA_NULL;
+    } else {
+        mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
+    }
+    int c = rg.at(s, k);
+    rg.off[c] = mv;
+    if (k == kend && mv == m) found = 1;
+    if (!CIGAR || mv < 0) return;
+    int from = rg.at(s - 1, src == 0 ? k : (src == 1 ? k - 1 : k + 1));
+    u32 w = rg.bw[from], p = rg.bp[from];
+    bt_push(w, p, (u32)src, pool, pool_cap, pool_count, ovf);
+    rg.bw[c] = w;
+    rg.bp[c] = p;
+}
+
+// Copy a packed sequence (and its spare word) to shared memory.
+__device__ void load_words(const u32* src, i64 base, int len, u32* dst)
+{
+    int nw = (len + 15) / 16 + 1;
+    for (int i = threadIdx.x; i < nw; i += blockDim.x) dst[i] = src[base + i];
+}
+
+template <bool CIGAR, bool SHARED>
+__device__ void edit_kernel(const u32* words, const i64* pw, const int* pl, const i64* tw,
+                            const int* tl, const int* idx, int n_idx, int* queue,
+                            int K, int max_score, int* wf_off, u32* wf_bw, u32* wf_bp,
+                            u64* pool, int pool_cap, int* scores, int* status,
+                            u32* ops, const i64* ops_off, int* n_ops, int seq_cap)
+{
+    extern __shared__ u64 wfa_smem64[];
+    __shared__ int sh_slot, sh_pool, sh_ovf;
+    __shared__ int slo[2], shi[2];
+    const int W = 2 * K + 1;
+    EditRing rg;
+    u64* mypool;
+    u32* sseq = 0;
+    if (SHARED) {
+        mypool = wfa_smem64;
+        rg.off = (int*)(wfa_smem64 + pool_cap);
+        rg.bw = (u32*)(rg.off + 2 * W);
+        rg.bp = rg.bw + 2 * W;
+        sseq = CIGAR ? rg.bp + 2 * W : (u32*)(rg.off + 2 * W);
+    } else {
+        const i64 span = 2 * (i64)W;
+        rg.off = wf_off + (i64)blockIdx.x * span;
+        rg.bw = CIGAR ? wf_bw + (i64)blockIdx.x * span : 0;
+        rg.bp = CIGAR ? wf_bp + (i64)blockIdx.x * span : 0;
+        mypool = CIGAR ? pool + (i64)blockIdx.x * pool_cap : 0;
+    }
+    rg.lo = slo;
+    rg.hi = shi;
+    rg.W = W;
+    rg.K = K;
+    for (;;) {
+        int pair = next_pair(idx, n_idx, queue, &sh_slot);
+        if (pair < 0) break;
+        PairInfo pi;
+        pi.n = pl[pair];
+        pi.m = tl[pair];
+        pi.pw = pw[pair];
+        pi.tw = tw[pair];
+        const u32* seqw = words;
+        if (SHARED) {
+            load_words(words, pi.pw, pi.n, sseq);
+            load_words(words, pi.tw, pi.m, sseq + seq_cap);
+            seqw = sseq;
+            pi.pw = 0;
+            pi.tw = seq_cap;
+            __syncthreads();
+        }
+        const int kend = pi.m - pi.n;
+        int ovf = (kend < -K || kend > K) ? 1 : 0;
+        int found = 0;
+        if (threadIdx.x == 0) {
+            sh_pool = 0;
+            sh_ovf = 0;
+            slo[0] = 0;
+            shi[0] = 0;
+            slo[1] = 1;
+            shi[1] = 0;
+        }
+        if (threadIdx.x == 0 && !ovf) {
+            int h0 = wfa_extend(seqw, pi.pw, pi.n, pi.tw, pi.m, 0, 0);
+            rg.off[rg.at(0, 0)] = h0;
+            if (CIGAR) {
+                rg.bw[rg.at(0, 0)] = 1u;
+                rg.bp[rg.at(0, 0)] = BT_NONE;
+            }
+            if (kend == 0 && h0 == pi.m) found = 1;
+        }
+        int s = 0;
+        int stop = __syncthreads_or(found || ovf);
+        while (!stop) {
+            ++s;
+            int lo = max(slo[(s - 1) & 1] - 1, -pi.n);
+            int hi = min(shi[(s - 1) & 1] + 1, pi.m);
+            if (s > max_score || lo < -K || hi > K) {
+                ovf = 1;
+                break;
+            }
+            for (int k = lo + (int)threadIdx.x; k <= hi; k += blockDim.x) {
+                edit_cell<CIGAR>(rg, seqw, pi, s, k, kend, mypool, pool_cap, &sh_pool, ovf, found);
+            }
+            if (ovf) sh_ovf = 1;
+            if (threadIdx.x == 0) {
+                slo[s & 1] = lo;
+                shi[s & 1] = hi;
+            }
+            stop = __syncthreads_or(found || ovf);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int bad = ovf || sh_ovf;
+            u32 w = 1u, p = BT_NONE;
+            if (CIGAR && !bad) {
+                int c = rg.at(s, kend);
+                w = rg.bw[c];
+                p = rg.bp[c];
+            }
+            finish_pair<CIGAR>(pair, s, bad, w, p, mypool, scores, status, ops, ops_off, n_ops);
+        }
+        __syncthreads();
+    }
+}
+
+// ---------------------------------------------------------------- entry points
+
+#define WFA_ARGS                                                                          \
+    const u32 *words, const i64 *pw, const int *pl, const i64 *tw, const int *tl,         \
+        const int *idx, int n_idx, int *queue, int x, int o, int e, int K, int max_score, \
+        int *wf_off, u32 *wf_bw, u32 *wf_bp, u64 *pool, int pool_cap, int *scores,        \
+        int *status, u32 *ops, const i64 *ops_off, int *n_ops, int seq_cap
+
+extern "C" __global__ void wfa_affine_score(WFA_ARGS)
+{
+    affine_kernel<false>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
+                         wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops);
+}
+
+extern "C" __global__ void wfa_affine_cigar(WFA_ARGS)
+{
+    affine_kernel<true>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
+                        wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops);
+}
+
+extern "C" __global__ void wfa_edit_score(WFA_ARGS)
+{
+    edit_kernel<false, false>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
+                              wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
+                              seq_cap);
+}
+
+extern "C" __global__ void wfa_edit_cigar(WFA_ARGS)
+{
+    edit_kernel<true, false>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
+                             wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
+                             seq_cap);
+}
+
+extern "C" __global__ void ewfa_edit_score(WFA_ARGS)
+{
+    edit_kernel<false, true>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
+                             wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
+                             seq_cap);
+}
+
+extern "C" __global__ void ewfa_edit_cigar(WFA_ARGS)
+{
+    edit_kernel<true, true>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
+                            wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
+                            seq_cap);
+}
+
+// Append `count` copies of letter c.
+__device__ __forceinline__ int emit(unsigned char* out, int pos, unsigned char c, int count)
+{
+    for (int j = 0; j < count; ++j) out[pos + j] = c;
+    return pos + count;
+}
+
+// One thread per pair: op list (last op first) -> CIGAR letters in cig[cig_off[i]:].
+extern "C" __global__ void wfa_replay(const u32* words, const i64* pw, const int* pl,
+                                      const i64* tw, const int* tl, int n_pairs,
+                                      const u32* ops, const i64* ops_off, const int* n_ops,
+                                      int edit, unsigned char* cig, const i64* cig_off,
+                                      int* cig_len, int* status)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_pairs) return;
+    if (status[i] != 0) {
+        cig_len[i] = 0;
+        return;
+    }
+    const int n = pl[i], m = tl[i];
+    const i64 a = pw[i], b = tw[i];
+    const u32* op = ops + ops_off[i];
+    unsigned char* out = cig + cig_off[i];
+    int h = wfa_extend(words, a, n, b, m, 0, 0);
+    int v = h;
+    int pos = emit(out, 0, '=', h);
+    for (int j = n_ops[i] - 1; j >= 0; --j) {
+        u32 c = (op[j >> 4] >> ((j & 15) << 1)) & 3u;
+        bool ext = edit != 0;
+        if (c == OP_X) {
+            if (h >= m || v >= n) break;
+            out[pos++] = 'X';
+            ++h;
+            ++v;
+            ext = true;
+        } else if (c == OP_I) {
+            if (h >= m) break;
+            out[pos++] = 'I';
+            ++h;
+        } else if (c == OP_D) {
+            if (v >= n) break;
+            out[pos++] = 'D';
+            ++v;
+        } else {
+            ext = true;
+        }
+        if (ext) {
+            int h2 = wfa_extend(words, a, n, b, m, h, h - v);
+            pos = emit(out, pos, '=', h2 - h);
+            v += h2 - h;
+            h = h2;
+        }
+    }
+    if (h != m || v != n) status[i] = ST_BAD_REPLAY;
+    cig_len[i] = pos;
+}
+
+// One thread per pair: dst[dst_off[i]:+len[i]] = src[src_off[i]:+len[i]].
+extern "C" __global__ void wfa_compact(const unsigned char* src, const i64* src_off,
+                                       const int* len, const i64* dst_off, unsigned char* dst,
+                                       int n_pairs)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_pairs) return;
+    const unsigned char* a = src + src_off[i];
+    unsigned char* b = dst + dst_off[i];
+    for (int j = 0; j < len[i]; ++j) b[j] = a[j];
+}

@@ -1,0 +1,188 @@
+"""The alignment pipeline: seeds → ungapped x-drop → gapped y-drop → traceback.
+
+:func:`align` runs both strands of one target/query pair through the stage
+functions on the chosen backend and returns canonical :class:`Alignments`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import gapped, seeds, ungapped
+from .alignments import Alignments
+from .backend import resolve_backend
+from .errors import InputError
+from .genome import Genome
+from .scoring import Scoring, lastz_scoring
+
+log = logging.getLogger("gpukernels")
+
+#: query positions looked up per batch of seed hits (bounds memory)
+QUERY_BATCH = 1 << 20
+
+
+@dataclass
+class AlignOptions:
+    """What to align and how.
+
+    Attributes
+    ----------
+    strand : {"both", "plus", "minus"}
+    unmask : bool
+        Let soft-masked (lowercase) bases seed.
+    seed : str
+        Spaced-seed pattern.
+    transition : bool
+        Allow one transition in a seed.
+    self_mode : bool
+        Target and query are the same genome: skip the trivial diagonal and
+        report each mirror pair once.
+    scoring : Scoring
+    """
+
+    strand: str = "both"
+    unmask: bool = False
+    seed: str = seeds.DEFAULT_SEED
+    transition: bool = True
+    self_mode: bool = False
+    scoring: Scoring = field(default_factory=lastz_scoring)
+
+
+@dataclass
+class StageStats:
+    """Counts and seconds per stage, summed over strands."""
+
+    seed_hits: int = 0
+    hsps: int = 0
+    anchors_extended: int = 0
+    alignments: int = 0
+    dp_cells: int = 0
+    seconds: dict = field(default_factory=lambda: {"seed": 0.0, "ungapped": 0.0, "gapped": 0.0})
+
+
+def _record_bounds(genome: Genome, pos, reverse):
+    """Bounds ``[lo, hi)`` of the record holding each position of a strand's array."""
+    total = len(genome.codes)
+    fwd = total - 1 - pos if reverse else pos
+    rec = genome.record_of(fwd)
+    lo = genome.starts[rec]
+    hi = lo + genome.sizes[rec]
+    if reverse:
+        lo, hi = total - hi, total - lo
+    return lo, hi
+
+
+def _to_records(raw, target: Genome, query: Genome, reverse):
+    """Concatenated-array coordinates → record coordinates (forward strand)."""
+    n = len(raw["t0"])
+    total_q = len(query.codes)
+    t_rec = target.record_of(raw["t0"])
+    t_start = raw["t0"] - target.starts[t_rec] + target.offsets[t_rec]
+    t_end = raw["t1"] - target.starts[t_rec] + target.offsets[t_rec]
+    if reverse:
+        f0, f1 = total_q - raw["q1"], total_q - raw["q0"]
+    else:
+        f0, f1 = raw["q0"], raw["q1"]
+    q_rec = query.record_of(f0)
+    q_start = f0 - query.starts[q_rec] + query.offsets[q_rec]
+    q_end = f1 - query.starts[q_rec] + query.offsets[q_rec]
+    return Alignments(t_rec, t_start, t_end, q_rec, q_start, q_end,
+                      np.full(n, 1 if reverse else 0, dtype=np.int8), raw["score"], raw["op_off"],
+                      raw["ops"])
+
+
+def align_strand(target: Genome, query: Genome, index, options: AlignOptions, reverse, backend, stats):
+    """Align one strand of the query; returns :class:`Alignments`."""
+    sc = options.scoring
+    seed = index.seed
+    t_codes = target.codes
+    t_seed = target.seed_codes(options.unmask)
+    if reverse:
+        q_codes = query.reverse_complement()
+        q_seed = seeds_rc(query.seed_codes(options.unmask))
+    else:
+        q_codes = query.codes
+        q_seed = query.seed_codes(options.unmask)
+    self_mode = 0
+    if options.self_mode:
+        self_mode = 2 if reverse else 1
+    clock = time.perf_counter()
+    qkeys = seeds.seed_keys(q_seed, seed, backend)
+    diag_end = np.full(len(t_codes) + len(q_codes) + 1, -1, dtype=np.int64)
+    parts = []
+    for lo in range(0, len(q_codes), QUERY_BATCH):
+        hi = min(lo + QUERY_BATCH, len(q_codes))
+        t1 = time.perf_counter()
+        hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
+        t2 = time.perf_counter()
+        stats.seconds["seed"] += t2 - t1
+        stats.seed_hits += len(hit_q)
+        parts.append(ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, seed.span, sc, diag_end, backend))
+        stats.seconds["ungapped"] += time.perf_counter() - t2
+    stats.seconds["seed"] += 0.0 * clock
+    hsps = ungapped.HSPs.concat([ungapped.add_anchors(p, t_codes, q_codes, sc) for p in parts])
+    stats.hsps += len(hsps)
+    t3 = time.perf_counter()
+    order = gapped.anchor_order(hsps.score, hsps.anchor_q, hsps.anchor_t)
+    aq, at = hsps.anchor_q[order], hsps.anchor_t[order]
+    t_lo, t_hi = _record_bounds(target, at, False)
+    q_lo, q_hi = _record_bounds(query, aq, reverse)
+    raw = gapped.extend_anchors(t_codes, q_codes, aq, at, (t_lo, t_hi, q_lo, q_hi), sc,
+                                self_barrier=options.self_mode and not reverse, backend=backend)
+    stats.seconds["gapped"] += time.perf_counter() - t3
+    stats.dp_cells += raw["cells"]
+    alns = _to_records(raw, target, query, reverse)
+    stats.alignments += len(alns)
+    return alns
+
+
+def seeds_rc(codes):
+    """Reverse complement of seed codes (N stays N)."""
+    from .genome import _COMPLEMENT
+    return _COMPLEMENT[codes[::-1]]
+
+
+def align(target: Genome, query: Genome, options: AlignOptions | None = None, backend="auto",
+          device=None, gpu_mem=None, stats: StageStats | None = None):
+    """Align ``query`` against ``target`` on both strands (or one).
+
+    Parameters
+    ----------
+    target, query : Genome
+    options : AlignOptions, optional
+    backend : {"auto", "cpu", "gpu"}
+    device : int, optional
+        CUDA device for the GPU backend.
+    gpu_mem : int, optional
+        GPU memory budget in bytes (GPU backend); output does not depend on it.
+    stats : StageStats, optional
+        Filled with per-stage counts and times.
+
+    Returns
+    -------
+    Alignments
+        Canonically sorted, exact duplicates removed.
+    """
+    options = options or AlignOptions()
+    if options.strand not in ("both", "plus", "minus"):
+        raise InputError(f"unknown strand {options.strand!r}; choose both, plus or minus")
+    stats = stats if stats is not None else StageStats()
+    chosen = resolve_backend(backend, device)
+    seed = seeds.parse_seed(options.seed)
+    t1 = time.perf_counter()
+    index = seeds.build_index(target.seed_codes(options.unmask), seed, chosen)
+    stats.seconds["seed"] += time.perf_counter() - t1
+    parts = []
+    for reverse in (False, True):
+        if options.strand == ("minus" if not reverse else "plus"):
+            continue
+        parts.append(align_strand(target, query, index, options, reverse, chosen, stats))
+        log.info("strand %s: %d seed hits, %d HSPs, %d alignments so far (%.1f s)",
+                 "-" if reverse else "+", stats.seed_hits, stats.hsps, sum(len(p) for p in parts),
+                 sum(stats.seconds.values()))
+    alns = Alignments.concat(parts)
+    return alns.canonical(target.names, query.names)

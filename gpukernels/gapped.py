@@ -1,0 +1,56 @@
+"""Gapped stage: y-drop extension of HSP anchors, traceback to columns.
+
+Anchors are taken best HSP first (ties: query position, then target
+position). An anchor that lies on the path of an alignment already kept is
+skipped, so each alignment is found once. Whether an anchor is extended
+depends only on alignments kept before it, and an extension depends only on
+its anchor, which is what lets the GPU extend many anchors at once and then
+apply the same skip rule in the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .scoring import Scoring
+
+
+def anchor_order(score, anchor_q, anchor_t):
+    """Processing order: score descending, then query, then target position."""
+    return np.lexsort((anchor_t, anchor_q, -np.asarray(score)))
+
+
+def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scoring, self_barrier=False,
+                   backend="cpu"):
+    """Extend anchors (already in processing order) into gapped alignments.
+
+    Parameters
+    ----------
+    t_codes, q_codes : ndarray of uint8
+        Target codes and this strand's query codes (soft-mask ignored).
+    anchor_q, anchor_t : ndarray of int64
+    bounds : tuple of four ndarray of int64
+        ``(t_lo, t_hi, q_lo, q_hi)``: the record holding each anchor.
+    scoring : Scoring
+    self_barrier : bool
+        Forbid the main diagonal (same-strand self-comparison).
+
+    Returns
+    -------
+    dict
+        ``t0, t1, q0, q1, score`` (int64 arrays), ``op_off`` and ``ops``
+        (the columns), and ``cells`` (DP cells computed).
+    """
+    t_lo, t_hi, q_lo, q_hi = bounds
+    args = (t_codes, q_codes, np.ascontiguousarray(anchor_q, dtype=np.int64),
+            np.ascontiguousarray(anchor_t, dtype=np.int64), t_lo, t_hi, q_lo, q_hi,
+            scoring.matrix, scoring.gap_open, scoring.gap_extend, scoring.ydrop, scoring.gappedthresh,
+            bool(self_barrier))
+    if backend == "gpu":
+        from .gpu import gapped as gpu_gapped
+        res = gpu_gapped.extend_anchors(*args)
+    else:
+        from .cpu import gapped as cpu_gapped
+        res = cpu_gapped.extend_anchors(*args)
+    t0, t1, q0, q1, score, op_off, ops, cells = res
+    return dict(t0=t0, t1=t1, q0=q0, q1=q1, score=score, op_off=op_off, ops=ops, cells=int(cells))
