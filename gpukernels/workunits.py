@@ -312,3 +312,25 @@ def read_manifest(path):
             lengths.append(int(f[1]))
             non_n.append(int(f[2]))
     return names, lengths, non_n
+
+
+def engine_options(engine, self_mode=False):
+    """:class:`gpukernels.AlignOptions` from the workflow's ``engine`` config.
+
+    Parameters
+    ----------
+    engine : dict
+        ``strand``, ``unmask``, ``seed``, ``transition`` and ``scoring`` (the
+        keyword arguments of :func:`gpukernels.scoring.lastz_scoring`).
+    self_mode : bool
+        The unit aligns a chunk against itself.
+    """
+    from .engine import AlignOptions
+    from .scoring import lastz_scoring
+
+    engine = dict(engine or {})
+    scoring = lastz_scoring(**(engine.pop("scoring", None) or {}))
+    try:
+        return AlignOptions(**engine, self_mode=self_mode, scoring=scoring)
+    except TypeError as exc:
+        raise InputError(f"engine options: {exc}") from None

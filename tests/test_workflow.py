@@ -77,9 +77,9 @@ def _job_counts(workdir, *args):
 
 def test_default_config_dag():
     counts = _job_counts(ROOT)
-    # 4 genomes, 6 unordered pairs; V. cholerae: chr1 in 2 windows + chr2 = 3 chunks
-    assert counts["prepare"] == 4 and counts["plan"] == 6 and counts["merge"] == 6
-    assert counts["align"] == 3 + 3 * 3
+    # 3 genomes, 3 unordered pairs; V. cholerae: chr1 in 2 windows + chr2 = 3 chunks
+    assert counts["prepare"] == 3 and counts["plan"] == 3 and counts["merge"] == 3
+    assert counts["align"] == 1 + 2 * 3
 
 
 def test_dag_counts_splits(tmp_path, tiny_genomes):

@@ -13,6 +13,8 @@ rule merge:
     output:
         paf=f"{OUT}/alignments/{{target}}/{{query}}.paf.gz",
         stats=f"{OUT}/alignments/{{target}}/{{query}}.merge.json",
+    params:
+        engine=config["engine"],
     log:
         f"{OUT}/logs/merge/{{target}}/{{query}}.log",
     benchmark:

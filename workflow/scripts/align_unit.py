@@ -14,45 +14,22 @@ from gpukernels.genome import load_genome
 
 
 def run_engine(target, query, engine, out_path, backend, device, gpu_mem, threads, self_mode):
-    """Align ``query`` to ``target`` with the engine and write PAF to ``out_path``."""
+    """Align ``query`` to ``target`` with the engine and write PAF to ``out_path``.
+
+    ``engine`` is the workflow's ``engine`` config; ``gpu_mem`` is in GiB.
+    """
+    from gpukernels import align, write_alignments
+
     try:
-        from gpukernels import AlignOptions, align, write_alignments
-    except ImportError:  # TEMPORARY until the engine lands: minimap2 stand-in
-        return _standin(target, query, out_path, self_mode)
-    options = AlignOptions(**dict(engine, self_mode=self_mode))
-    alns = align(target, query, options, backend=backend, device=device, gpu_mem=gpu_mem,
-                 threads=threads)
+        import numba
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    except (ImportError, ValueError):
+        pass
+    options = workunits.engine_options(engine, self_mode=self_mode)
+    alns = align(target, query, options, backend=backend, device=device,
+                 gpu_mem=None if gpu_mem is None else int(float(gpu_mem) * (1 << 30)))
     write_alignments(alns, target, query, out_path, fmt="paf")
-
-
-def _standin(target, query, out_path, self_mode):
-    import gzip
-    import subprocess
-    import tempfile
-    from gpukernels.genome import BASES
-    import numpy as np
-
-    def fasta(g, path):
-        with open(path, "w") as fh:
-            for k, (s, n) in enumerate(zip(g.starts, g.sizes)):
-                seq = np.frombuffer(b"ACGTN", dtype=np.uint8)[g.codes[s:s + n]].tobytes().decode()
-                fh.write(f">{k}\n{seq}\n")
-    with tempfile.TemporaryDirectory() as d:
-        fasta(target, f"{d}/t.fa")
-        fasta(query, f"{d}/q.fa")
-        out = subprocess.run(["minimap2", "-x", "asm20", "-c", "-t", "1", f"{d}/t.fa", f"{d}/q.fa"],
-                             capture_output=True, text=True, check=True).stdout
-    lines = []
-    for line in out.splitlines():
-        f = line.split("\t")
-        qi, ti = int(f[0]), int(f[5])
-        f[0], f[1] = query.names[qi], str(query.lengths[qi])
-        f[2], f[3] = str(int(f[2]) + query.offsets[qi]), str(int(f[3]) + query.offsets[qi])
-        f[5], f[6] = target.names[ti], str(target.lengths[ti])
-        f[7], f[8] = str(int(f[7]) + target.offsets[ti]), str(int(f[8]) + target.offsets[ti])
-        lines.append("\t".join(f[:12] + [t for t in f[12:] if t[:2] in ("NM", "AS", "cg", "tp")]))
-    with gzip.open(out_path, "wt") as fh:
-        fh.write("".join(l + "\n" for l in lines))
+    logging.info("%d alignments", len(alns))
 
 
 def main(smk):

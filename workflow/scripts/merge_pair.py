@@ -18,7 +18,8 @@ q_names, q_lens, _ = workunits.read_manifest(snakemake.input.query)
 stats = merge_pair(plan, paths, snakemake.output.paf, (t_names, t_lens), (q_names, q_lens),
                    self_pair=snakemake.wildcards.target == snakemake.wildcards.query,
                    sequences=Sequences(load_genome(snakemake.input.target_npz),
-                                       load_genome(snakemake.input.query_npz)))
+                                       load_genome(snakemake.input.query_npz),
+                                       workunits.engine_options(snakemake.params.engine).scoring))
 with open(snakemake.output.stats, "w") as fh:
     json.dump(stats, fh, indent=1)
 logging.info("merge: %s", stats)
