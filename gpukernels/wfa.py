@@ -437,7 +437,8 @@ def _general_pass(b, idx, tuning, big=False):
         want = int(tuning.get("pool", want))
         while blocks > 1 and blocks * (bytes_wf + 8 * 4096) > budget:
             blocks //= 2
-        pool_cap = int(min(want, max(4096, (budget // blocks - bytes_wf) // 8), 2**31 - 2))
+        pool_cap = int(min(want, max(4096, (budget // blocks - bytes_wf) // 8), 2**31 - 2,
+                           tuning.get("max_pool", 2**31)))
     else:
         while blocks > 1 and blocks * bytes_wf > budget:
             blocks //= 2
