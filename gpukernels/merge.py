@@ -325,35 +325,38 @@ def _stitch(paf, a, b, seqs):
 
 
 def _stitch_pieces(paf, idx, clipped, seqs, stats):
-    """Stitch overlapping pieces among rows ``idx``; returns (rows dropped, new lines)."""
+    """Stitch overlapping pieces among rows ``idx``; returns (rows dropped, new lines).
+
+    Rows are taken by target start; each joins the first open chain (same
+    records and strand) that it overlaps and shares an aligned column with,
+    when the chain's end or the row is clipped at a window edge.
+    """
     groups = {}
     for i in idx:
         groups.setdefault((paf.tname[i], paf.qname[i], int(paf.strand[i])), []).append(i)
     dropped, new_lines = [], []
     for rows in groups.values():
-        rows.sort(key=lambda i: (paf.tstart[i], paf.tend[i]))
-        current = None  # (line, Paf of one row, member rows)
+        rows.sort(key=lambda i: (paf.tstart[i], paf.tend[i], paf.lines[i]))
+        chains = []  # [line or None, one-row Paf, member rows, clipped]
         for i in rows:
-            if current is None:
-                current = (None, paf.take([i]), [i], clipped[i])
-                continue
-            line, cur, members, cur_clip = current
             nxt = paf.take([i])
-            joinable = (cur_clip or clipped[i]) and cur.tend[0] > nxt.tstart[0] \
-                and cur.tend[0] < nxt.tend[0] and _q_overlap(cur, nxt)
-            both = Paf.concat([cur, nxt])
-            joined = _stitch(both, 0, 1, seqs) if joinable else None
-            if joined is None:
-                if line is not None:
-                    new_lines.append(line)
-                    dropped += members
-                current = (None, nxt, [i], clipped[i])
-                continue
-            stats["stitched"] += 1
-            current = (joined, parse_paf_lines([joined]), members + [i], True)
-        if current is not None and current[0] is not None:
-            new_lines.append(current[0])
-            dropped += current[2]
+            for chain in chains:
+                line, cur, members, cur_clip = chain
+                if not ((cur_clip or clipped[i]) and cur.tstart[0] < nxt.tstart[0] < cur.tend[0]
+                        < nxt.tend[0] and _q_overlap(cur, nxt)):
+                    continue
+                joined = _stitch(Paf.concat([cur, nxt]), 0, 1, seqs)
+                if joined is None:
+                    continue
+                stats["stitched"] += 1
+                chain[:] = [joined, parse_paf_lines([joined]), members + [i], True]
+                break
+            else:
+                chains.append([None, nxt, [i], clipped[i]])
+        for line, _, members, _ in chains:
+            if line is not None:
+                new_lines.append(line)
+                dropped += members
     return dropped, new_lines
 
 
