@@ -136,6 +136,35 @@ def test_sample_sheet_errors(tmp_path, tiny_genomes, sheet, message):
     assert message in res.stdout + res.stderr
 
 
+def test_usable_as_module(tmp_path, tiny_genomes):
+    (tmp_path / "Snakefile").write_text(f"""
+configfile: "config.yaml"
+
+
+module ava:
+    snakefile:
+        "{ROOT / 'Snakefile'}"
+    config:
+        config["ava"]
+
+
+use rule * from ava as ava_*
+
+
+rule all:
+    default_target: True
+    input:
+        rules.ava_all.input,
+""")
+    (tmp_path / "genomes.tsv").write_text(
+        f"name\tfasta\nA\t{tiny_genomes['Bpen']}\nB\t{tiny_genomes['Vcho']}\n")
+    (tmp_path / "config.yaml").write_text("ava:\n  genomes: genomes.tsv\n  outdir: out/ava\n")
+    res = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-d", str(tmp_path), "-s",
+                          str(tmp_path / "Snakefile")], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"^ava_align\s+1$", res.stdout, re.M), res.stdout
+
+
 def test_lint_is_clean():
     res = _snakemake(ROOT, "--lint")
     assert res.returncode == 0, res.stdout + res.stderr
