@@ -72,6 +72,24 @@ def test_stitching_pieces_of_a_long_alignment(tmp_path):
     assert int(f[9]) < 1000  # bases after the deletion are shifted: mismatches recounted
 
 
+def test_stitching_on_the_minus_strand(tmp_path):
+    rng = np.random.default_rng(2)
+    seq = "".join(rng.choice(list("ACGT"), 1000))
+    rc = seq[::-1].translate(str.maketrans("ACGT", "TGCA"))
+    (tmp_path / "t.fa").write_text(f">t\n{seq}\n")
+    (tmp_path / "q.fa").write_text(f">q\n{rc}\n")
+    seqs = merge.Sequences(read_fasta(tmp_path / "t.fa"), read_fasta(tmp_path / "q.fa"))
+    left = _line("q", 400, 1000, "-", "t", 0, 600, "600M")
+    right = _line("q", 0, 600, "-", "t", 400, 1000, "600M")
+    units = [(merge.parse_paf_lines([left]), {"t": [600]}, {}),
+             (merge.parse_paf_lines([right]), {"t": [400]}, {})]
+    out, stats = merge.merge_units(units, target_zones={"t": [(400, 600)]}, sequences=seqs)
+    assert stats["stitched"] == 1
+    f = out.lines[0].split("\t")
+    assert (f[2], f[3], f[7], f[8], f[9], f[10]) == ("0", "1000", "0", "1000", "1000", "1000")
+    assert f[-1] == "cg:Z:1000M" and "NM:i:0" in f
+
+
 def _load_align_unit():
     spec = importlib.util.spec_from_file_location(
         "align_unit", ROOT / "workflow" / "scripts" / "align_unit.py")
