@@ -24,7 +24,12 @@ def build_parser():
     parser.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
-        module = importlib.import_module(f"gpukernels.commands.{name}")
+        try:
+            module = importlib.import_module(f"gpukernels.commands.{name}")
+        except ModuleNotFoundError as exc:  # a subcommand not installed in this build
+            if exc.name != f"gpukernels.commands.{name}":
+                raise
+            continue
         module.add_parser(sub)
     return parser
 

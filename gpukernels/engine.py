@@ -112,6 +112,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
         self_mode = 2 if reverse else 1
     clock = time.perf_counter()
     qkeys = seeds.seed_keys(q_seed, seed, backend)
+    t_keys = time.perf_counter()
     diag_end = np.full(len(t_codes) + len(q_codes) + 1, -1, dtype=np.int64)
     parts = []
     for lo in range(0, len(q_codes), QUERY_BATCH):
@@ -123,7 +124,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
         stats.seed_hits += len(hit_q)
         parts.append(ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, seed.span, sc, diag_end, backend))
         stats.seconds["ungapped"] += time.perf_counter() - t2
-    stats.seconds["seed"] += 0.0 * clock
+    stats.seconds["seed"] += t_keys - clock
     hsps = ungapped.HSPs.concat([ungapped.add_anchors(p, t_codes, q_codes, sc) for p in parts])
     stats.hsps += len(hsps)
     t3 = time.perf_counter()
@@ -135,6 +136,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
                                 self_barrier=options.self_mode and not reverse, backend=backend)
     stats.seconds["gapped"] += time.perf_counter() - t3
     stats.dp_cells += raw["cells"]
+    stats.anchors_extended += raw["extended"]
     alns = _to_records(raw, target, query, reverse)
     stats.alignments += len(alns)
     return alns

@@ -2,10 +2,10 @@
 
 Anchors are taken best HSP first (ties: query position, then target
 position). An anchor that lies on the path of an alignment already kept is
-skipped, so each alignment is found once. Whether an anchor is extended
-depends only on alignments kept before it, and an extension depends only on
-its anchor, which is what lets the GPU extend many anchors at once and then
-apply the same skip rule in the same order.
+skipped, and a new extension may not touch or cross an alignment already
+kept (its lattice points are walls in the DP), as in LASTZ. So each
+alignment is found once and no region is aligned twice. An extension thus
+depends on its anchor and on the alignments kept before it, in this order.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .scoring import Scoring
+
+#: earlier alignments remembered per target position as walls for later extensions
+WALL_SLOTS = 4
 
 
 def anchor_order(score, anchor_q, anchor_t):
@@ -39,18 +42,22 @@ def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scorin
     -------
     dict
         ``t0, t1, q0, q1, score`` (int64 arrays), ``op_off`` and ``ops``
-        (the columns), and ``cells`` (DP cells computed).
+        (the columns), ``cells`` (DP cells computed), ``extended`` (anchors
+        extended) and ``anchor_cells`` (cells per anchor, -1 where skipped).
     """
     t_lo, t_hi, q_lo, q_hi = bounds
     args = (t_codes, q_codes, np.ascontiguousarray(anchor_q, dtype=np.int64),
             np.ascontiguousarray(anchor_t, dtype=np.int64), t_lo, t_hi, q_lo, q_hi,
             scoring.matrix, scoring.gap_open, scoring.gap_extend, scoring.ydrop, scoring.gappedthresh,
-            bool(self_barrier))
+            bool(self_barrier), WALL_SLOTS)
     if backend == "gpu":
         from .gpu import gapped as gpu_gapped
         res = gpu_gapped.extend_anchors(*args)
     else:
         from .cpu import gapped as cpu_gapped
         res = cpu_gapped.extend_anchors(*args)
-    t0, t1, q0, q1, score, op_off, ops, cells = res
-    return dict(t0=t0, t1=t1, q0=q0, q1=q1, score=score, op_off=op_off, ops=ops, cells=int(cells))
+    t0, t1, q0, q1, score, op_off, ops, anchor_cells = res
+    extended = anchor_cells >= 0
+    return dict(t0=t0, t1=t1, q0=q0, q1=q1, score=score, op_off=op_off, ops=ops,
+                cells=int(anchor_cells[extended].sum()), extended=int(extended.sum()),
+                anchor_cells=anchor_cells)

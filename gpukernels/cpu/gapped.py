@@ -37,7 +37,7 @@ def _grow(a, need):
 
 @njit(cache=True, nogil=True)
 def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext, ydrop, barrier,
-                   work, tb, tb_off, tb_lo):
+                   walls, wq0, wt0, work, tb, tb_off, tb_lo):
     """One-sided y-drop extension from the origin, with traceback.
 
     Parameters
@@ -50,6 +50,14 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
     barrier : int
         Cells with ``j - i == barrier`` are dead (a self-comparison's main
         diagonal); pass a value out of reach to disable.
+    walls : ndarray of int32, shape (len(t) + 1, K, 2)
+        Lattice points of alignments already kept: ``walls[x]`` holds up to K
+        query intervals ``[lo, hi)`` at target lattice coordinate ``x``
+        (``hi == 0`` ends the list). Cells on them are dead, so an extension
+        never touches or crosses an earlier alignment.
+    wq0, wt0 : int
+        Lattice coordinates of the origin; cell (i, j) is the lattice point
+        ``(wq0 + qstep * i, wt0 + tstep * j)``.
     work : ndarray of int32, shape (7, >= qn + 2)
         Scratch rows (H for three anti-diagonals, E and F for two).
     tb, tb_off, tb_lo : ndarray
@@ -162,7 +170,18 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
             if f > h:
                 h = f
                 src = 2
-            if h < floor or h <= NEG or j - i == barrier:
+            dead = h < floor or h <= NEG or j - i == barrier
+            if not dead and d > 0:
+                lt = wt0 + tstep * j
+                lq = wq0 + qstep * i
+                for k in range(walls.shape[1]):
+                    whi = walls[lt, k, 1]
+                    if whi == 0:
+                        break
+                    if walls[lt, k, 0] <= lq and lq < whi:
+                        dead = True
+                        break
+            if dead:
                 work[hC, i] = NEG
                 work[eA, i] = NEG
                 work[fA, i] = NEG
@@ -305,8 +324,33 @@ def runs_of(ops, t0, q0):
 
 
 @njit(cache=True, nogil=True)
+def mark_walls(walls, path, t0, q0):
+    """Add the lattice points of a kept path starting at (q0, t0) to ``walls``."""
+    lt = t0
+    lq = q0
+    nslot = walls.shape[1]
+    for k in range(path.shape[0] + 1):
+        if k > 0:
+            op = path[k - 1]
+            if op != OP_I:
+                lt += 1
+            if op != OP_D:
+                lq += 1
+        # extend the last interval at this target coordinate, or add one
+        for s in range(nslot):
+            hi = walls[lt, s, 1]
+            if hi == 0:
+                walls[lt, s, 0] = lq
+                walls[lt, s, 1] = lq + 1
+                break
+            if hi == lq and (s + 1 == nslot or walls[lt, s + 1, 1] == 0):
+                walls[lt, s, 1] = lq + 1
+                break
+
+
+@njit(cache=True, nogil=True)
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext,
-                   ydrop, gappedthresh, self_barrier):
+                   ydrop, gappedthresh, self_barrier, wall_slots):
     """Gapped extension of anchors in the given order (best HSP first).
 
     An anchor lying on the path of an alignment already kept is skipped;
@@ -322,6 +366,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         Bounds of the record holding each anchor (extension stays inside).
     self_barrier : bool
         Forbid the main diagonal (t == q): a self-comparison's same strand.
+    wall_slots : int
+        Kept alignments remembered per target position as walls for later
+        extensions (more, in deep repeats, are not walls but still block
+        anchors on their paths).
 
     Returns
     -------
@@ -330,8 +378,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     op_off : ndarray of int64
         ``ops[op_off[k]:op_off[k + 1]]`` are alignment k's columns.
     ops : ndarray of uint8
-    cells : int
-        DP cells computed.
+    anchor_cells : ndarray of int64
+        DP cells spent on each anchor (-1: skipped, on an earlier path).
     """
     n = anchor_q.shape[0]
     cap = 16
@@ -348,6 +396,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     run_len = np.empty(1024, dtype=np.int64)
     nk = 0
     total_cells = 0
+    anchor_cells = np.full(n, -1, dtype=np.int64)
     maxlen = 2
     for a in range(n):
         x = q_hi[a] - q_lo[a] + 2
@@ -358,6 +407,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     tb_off = np.empty(1024, dtype=np.int64)
     tb_lo = np.empty(1024, dtype=np.int64)
     far = 1 << 62
+    walls = np.zeros((t.shape[0] + 1, wall_slots, 2), dtype=np.int32)
     for a in range(n):
         aq = anchor_q[a]
         at = anchor_t[a]
@@ -376,11 +426,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             bar_right = aq - at
         lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
             t, at, -1, at - t_lo[a] + 1, q, aq, -1, aq - q_lo[a] + 1, matrix, gap_open, gap_ext,
-            ydrop, bar_left, work, tb, tb_off, tb_lo)
+            ydrop, bar_left, walls, aq + 1, at + 1, work, tb, tb_off, tb_lo)
         rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
             t, at + 1, 1, t_hi[a] - at - 1, q, aq + 1, 1, q_hi[a] - aq - 1, matrix, gap_open, gap_ext,
-            ydrop, bar_right, work, tb, tb_off, tb_lo)
+            ydrop, bar_right, walls, aq + 1, at + 1, work, tb, tb_off, tb_lo)
         total_cells += c1 + c2
+        anchor_cells[a] = c1 + c2
         if li + lj + ri + rj == 0:
             continue
         # left ops come from the anchor outwards: reverse them to forward order
@@ -422,6 +473,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         run_q[r0:r0 + nr] = rq
         run_len[r0:r0 + nr] = rl
         run_off[nk + 1] = r0 + nr
+        mark_walls(walls, path, s_t0, s_q0)
         nk += 1
     return (kt0[:nk].copy(), kt1[:nk].copy(), kq0[:nk].copy(), kq1[:nk].copy(), ksc[:nk].copy(),
-            op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), total_cells)
+            op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)
