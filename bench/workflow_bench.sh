@@ -58,7 +58,7 @@ backend: $BACKEND
 gpu_mem: null
 threads: $(( CORES / GPUS > 0 ? CORES / GPUS : 1 ))
 gpu_lock_dir: $WORK/locks
-dotplots: true
+plots: $(python3 -c 'import matplotlib' 2>/dev/null && echo true || echo false)
 YAML
 
 echo "workflow_bench: $WORK, backend $BACKEND, -c $CORES, gpu=$GPUS" >&2

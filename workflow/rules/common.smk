@@ -96,8 +96,8 @@ def all_outputs():
     """Every final output of the workflow."""
     out = expand(f"{OUT}/matrices/{PREFIX}_{{m}}.tsv", m=MATRIX_NAMES + ["long"])
     out += [f"{OUT}/matrices/{PREFIX}_distance.phylip"]
-    out += expand(f"{OUT}/plots/{PREFIX}_{{m}}_heatmap.png", m=["identity", "query_cov"])
     out += pair_paths(f"{OUT}/records/{{target}}/{{query}}/{PREFIX}_records.tsv")
-    if config["dotplots"]:
+    if config["plots"]:
+        out += expand(f"{OUT}/plots/{PREFIX}_{{m}}_heatmap.png", m=["identity", "query_cov"])
         out += pair_paths(f"{OUT}/plots/dotplots/{{target}}/{{query}}.png")
     return out
