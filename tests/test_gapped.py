@@ -1,0 +1,108 @@
+"""Gapped y-drop extension against a full affine DP with the same scoring."""
+
+import numpy as np
+import pytest
+
+from gpukernels.cpu import gapped as G
+from gpukernels.scoring import NEG_INF, lastz_scoring
+
+
+def full_affine_best(t, q, m, go, ge):
+    """Best substitution-ending score of an alignment anchored at (0, 0) (Gotoh)."""
+    n, k = len(q), len(t)
+    goe = go + ge
+    H = np.full((n + 1, k + 1), NEG_INF, dtype=np.int64)
+    E = np.full((n + 1, k + 1), NEG_INF, dtype=np.int64)
+    F = np.full((n + 1, k + 1), NEG_INF, dtype=np.int64)
+    H[0, 0] = 0
+    best = 0
+    for i in range(n + 1):
+        for j in range(k + 1):
+            if i == 0 and j == 0:
+                continue
+            d = H[i - 1, j - 1] + m[t[j - 1], q[i - 1]] if i and j else NEG_INF
+            if j:
+                E[i, j] = max(H[i, j - 1] - goe, E[i, j - 1] - ge)
+            if i:
+                F[i, j] = max(H[i - 1, j] - goe, F[i - 1, j] - ge)
+            H[i, j] = max(d, E[i, j], F[i, j])
+            best = max(best, d)
+    return best
+
+
+def one_side(t, q, sc, ydrop, walls=None):
+    work = np.empty((7, len(q) + 2), dtype=np.int32)
+    tb = np.empty(16, np.uint8)
+    off = np.empty(4, np.int64)
+    lo = np.empty(4, np.int64)
+    if walls is None:
+        walls = np.zeros((len(t) + 2, 1, 2), dtype=np.int32)
+    return G.ydrop_one_side(t, 0, 1, len(t), q, 0, 1, len(q), sc.matrix, sc.gap_open, sc.gap_extend,
+                            ydrop, 1 << 40, walls, 0, 0, work, tb, off, lo)
+
+
+def mutate(rng, s, rate):
+    out = []
+    for c in s:
+        r = rng.random()
+        if r < rate / 3:
+            continue                         # deletion
+        if r < 2 * rate / 3:
+            out.append(rng.integers(0, 4))   # insertion
+        if r < rate:
+            out.append((c + rng.integers(1, 4)) % 4)
+        else:
+            out.append(c)
+    return np.array(out, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_unpruned_extension_is_optimal(seed):
+    rng = np.random.default_rng(seed)
+    sc = lastz_scoring()
+    n = int(rng.integers(1, 300))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    q = mutate(rng, t, rng.choice([0.02, 0.1, 0.3]))
+    if len(q) == 0:
+        q = np.array([0], dtype=np.uint8)
+    best, bi, bj, cells, ops, *_ = one_side(t, q, sc, 1 << 26)
+    assert best == full_affine_best(t, q, sc.matrix, sc.gap_open, sc.gap_extend)
+    # the traceback spells both prefixes and re-scores to the best score
+    assert (ops != G.OP_I).sum() == bj and (ops != G.OP_D).sum() == bi
+    assert G.rescore(ops, t, 0, q, 0, sc.matrix, sc.gap_open, sc.gap_extend) == best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pruned_extension_is_a_valid_path(seed):
+    rng = np.random.default_rng(100 + seed)
+    sc = lastz_scoring()
+    t = rng.integers(0, 4, 300).astype(np.uint8)
+    q = mutate(rng, t, 0.15)
+    best, bi, bj, cells, ops, *_ = one_side(t, q, sc, 2000)
+    assert best <= full_affine_best(t, q, sc.matrix, sc.gap_open, sc.gap_extend)
+    assert G.rescore(ops, t, 0, q, 0, sc.matrix, sc.gap_open, sc.gap_extend) == best
+    assert cells < (len(t) + 1) * (len(q) + 1)
+
+
+def test_walls_stop_an_extension():
+    sc = lastz_scoring()
+    rng = np.random.default_rng(9)
+    t = rng.integers(0, 4, 200).astype(np.uint8)
+    walls = np.zeros((len(t) + 2, 1, 2), dtype=np.int32)
+    walls[100, 0] = (0, 300)  # a wall across every query position at target lattice 100
+    best, bi, bj, *_ = one_side(t, t.copy(), sc, 9400, walls)
+    assert bj < 100
+
+
+def test_extend_anchors_finds_one_alignment_per_region():
+    sc = lastz_scoring()
+    rng = np.random.default_rng(11)
+    t = rng.integers(0, 4, 3000).astype(np.uint8)
+    q = mutate(rng, t, 0.03)
+    anchors_q = np.array([500, 1500, 2500], dtype=np.int64)
+    # the anchors lie on the same alignment: the first one's path covers the others
+    ops_len = len(q)
+    res = G.extend_anchors(t, q, anchors_q[:1], anchors_q[:1], np.array([0]), np.array([len(t)]),
+                           np.array([0]), np.array([ops_len]), sc.matrix, 400, 30, 9400, 3000, False, 4)
+    assert len(res[0]) == 1
+    assert res[1][0] - res[0][0] > 2500
