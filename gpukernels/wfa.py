@@ -214,9 +214,12 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
         GPU only: receives ``"gpu_ms"`` (CUDA-event time of the kernels) and
         ``"rescued"`` (pairs the CPU twin aligned).
     tuning : dict, optional
-        GPU only, for tests and benchmarks: launch overrides (``threads``,
-        ``pool``, ``mem_fraction``, ``ewfa_k``, ``ewfa_pool``,
-        ``ewfa_threads``, ``no_ewfa``). Results never depend on them.
+        GPU only, for tests and benchmarks: launch overrides. ``threads``
+        (per block, general kernels), ``pool`` (first-pass pool entries per
+        block), ``max_pool`` (cap on every pass; forces the CPU rescue),
+        ``mem_fraction`` (of free GPU memory), ``ewfa_k`` (eWFA diagonal
+        bound), ``ewfa_pool``, ``ewfa_threads``, ``no_ewfa``, ``blocks_per_sm``.
+        Results never depend on them.
 
     Returns
     -------
@@ -427,14 +430,13 @@ def _general_pass(b, idx, tuning, big=False):
     wf_per_block = R * comps * W
     bytes_wf = wf_per_block * (12 if b.cigar else 4)
     threads = int(tuning.get("threads", _threads_for(longest)))
-    per_sm = max(1, min(16, 2048 // threads))
+    per_sm = int(tuning.get("blocks_per_sm", max(1, min(32, 2048 // threads))))
     blocks = min(idx.size, b.sms * (1 if big else per_sm))
     free = cp.cuda.runtime.memGetInfo()[0]
     budget = int(free * float(tuning.get("mem_fraction", 0.5)))
     pool_cap = 0
     if b.cigar:
-        want = max(4096, 3 * W * W // 40) if not big else 2**31 - 2
-        want = int(tuning.get("pool", want))
+        want = int(tuning.get("pool", max(4096, 3 * W * W // 40))) if not big else 2**31 - 2
         while blocks > 1 and blocks * (bytes_wf + 8 * 4096) > budget:
             blocks //= 2
         pool_cap = int(min(want, max(4096, (budget // blocks - bytes_wf) // 8), 2**31 - 2,
@@ -466,9 +468,8 @@ def _gpu_finish_ops(b):
         (grid,), (threads,),
         (b.words, b.pw, b.d_pl, b.tw, b.d_tl, np.int32(b.n), b.ops, b.ops_off, b.n_ops,
          np.int32(1 if b.edit else 0), cig, d_cig_off, cig_len, b.status))
-    out_off = cp.zeros(b.n + 1, cp.int64)
-    cp.cumsum(cig_len, out=out_off[1:])
-    total = int(out_off[-1].get())
+    out_off = cp.concatenate([cp.zeros(1, cp.int64), cp.cumsum(cig_len, dtype=cp.int64)])
+    total = int(out_off[-1:].get()[0])
     out = cp.empty(max(total, 1), cp.uint8)
     get_kernel("wfa", "wfa_compact")(
         (grid,), (threads,), (cig, d_cig_off, cig_len, out_off, out, np.int32(b.n)))
@@ -505,7 +506,8 @@ def _gpu_align(P, T, pen, edit, cigar, timing=None, tuning=None):
         if todo.size:
             scores[todo] = _cpu_raw(P, T, pen, edit, False, todo)[0][todo]
         return WFAResult(scores)
-    ops, off = d_ops.get()[:int(d_off[-1].get())], d_off.get()
+    off = d_off.get()
+    ops = d_ops.get()[:int(off[-1])]
     if todo.size:
         return _merge_rescued(P, T, pen, edit, todo, scores, ops, off)
     return WFAResult(scores, ops, off)
