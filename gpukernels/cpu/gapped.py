@@ -83,6 +83,9 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
     work[hB, 0] = 0
     work[eB, 0] = NEG
     work[fB, 0] = NEG
+    for r in range(7):
+        work[r, 1] = NEG
+    work[hA, 0] = NEG
     lo1, hi1 = 0, 1          # live range of d-1
     lo2, hi2 = 0, 0          # live range of d-2 (empty)
     best = 0
@@ -128,52 +131,42 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
         dbi = -1
         nlo = hi
         nhi = lo
+        # Reads outside the computed ranges of d-1 and d-2 hit the NEG
+        # sentinels written just outside them, so the loop needs no range tests.
+        ti = t0 + tstep * (d - lo - 1)   # t index of column j = d - i, minus one
+        qi = q0 + qstep * (lo - 1)       # q index of row i, minus one
+        lt = wt0 + tstep * (d - lo)
+        lq = wq0 + qstep * lo
         for i in range(lo, hi):
             j = d - i
-            # substitution from (i-1, j-1) on d-2
-            sub = NEG
-            if i >= 1 and j >= 1 and i - 1 >= lo2 and i - 1 < hi2:
-                hp = work[hA, i - 1]
-                if hp > NEG:
-                    sub = hp + matrix[t[t0 + tstep * (j - 1)], q[q0 + qstep * (i - 1)]]
-            # gap in query (D): from (i, j-1) on d-1
+            h = NEG
+            src = 0
+            if i >= 1 and j >= 1:
+                h = work[hA, i - 1] + matrix[t[ti], q[qi]]
             e = NEG
             ebit = 0
-            if j >= 1 and i >= lo1 and i < hi1:
-                e_open = work[hB, i] - goe
+            if j >= 1:
+                e = work[hB, i] - goe
                 e_ext = work[eB, i] - gap_ext
-                if e_ext > e_open:
+                if e_ext > e:
                     e = e_ext
                     ebit = 4
-                else:
-                    e = e_open
-                if e < NEG:
-                    e = NEG
-            # gap in target (I): from (i-1, j) on d-1
+                if e > h:
+                    h = e
+                    src = 1
             f = NEG
             fbit = 0
-            if i >= 1 and i - 1 >= lo1 and i - 1 < hi1:
-                f_open = work[hB, i - 1] - goe
+            if i >= 1:
+                f = work[hB, i - 1] - goe
                 f_ext = work[fB, i - 1] - gap_ext
-                if f_ext > f_open:
+                if f_ext > f:
                     f = f_ext
                     fbit = 8
-                else:
-                    f = f_open
-                if f < NEG:
-                    f = NEG
-            h = sub
-            src = 0
-            if e > h:
-                h = e
-                src = 1
-            if f > h:
-                h = f
-                src = 2
-            dead = h < floor or h <= NEG or j - i == barrier
-            if not dead and d > 0:
-                lt = wt0 + tstep * j
-                lq = wq0 + qstep * i
+                if f > h:
+                    h = f
+                    src = 2
+            dead = h < floor or j - i == barrier
+            if not dead and walls[lt, 0, 1] != 0:
                 for k in range(walls.shape[1]):
                     whi = walls[lt, k, 1]
                     if whi == 0:
@@ -181,6 +174,10 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
                     if walls[lt, k, 0] <= lq and lq < whi:
                         dead = True
                         break
+            ti -= tstep
+            qi += qstep
+            lt -= tstep
+            lq += qstep
             if dead:
                 work[hC, i] = NEG
                 work[eA, i] = NEG
@@ -197,6 +194,15 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
             if src == 0 and h > dbest:
                 dbest = h
                 dbi = i
+        # sentinels just outside the computed range of d
+        if lo >= 1:
+            work[hC, lo - 1] = NEG
+            work[eA, lo - 1] = NEG
+            work[fA, lo - 1] = NEG
+        if hi < work.shape[1]:
+            work[hC, hi] = NEG
+            work[eA, hi] = NEG
+            work[fA, hi] = NEG
         cells += hi - lo
         ntb += hi - lo
         if nlo >= nhi:
