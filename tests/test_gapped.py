@@ -37,8 +37,9 @@ def one_side(t, q, sc, ydrop, walls=None):
     lo = np.empty(4, np.int64)
     if walls is None:
         walls = np.zeros((len(t) + 2, 1, 2), dtype=np.int32)
-    return G.ydrop_one_side(t, 0, 1, len(t), q, 0, 1, len(q), sc.matrix, sc.gap_open, sc.gap_extend,
-                            ydrop, 1 << 40, walls, 0, 0, work, tb, off, lo)
+    # right-piece orientation: the target reversed, the query forward
+    return G.ydrop_one_side(t[::-1].copy(), len(t), len(t), q, -1, len(q), sc.matrix, sc.gap_open,
+                            sc.gap_extend, ydrop, 1 << 40, walls, 0, 0, 1, work, tb, off, lo)
 
 
 def mutate(rng, s, rate):

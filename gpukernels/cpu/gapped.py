@@ -36,17 +36,22 @@ def _grow(a, need):
 
 
 @njit(cache=True, nogil=True)
-def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext, ydrop, barrier,
-                   walls, wq0, wt0, work, tb, tb_off, tb_lo):
+def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier,
+                   walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo):
     """One-sided y-drop extension from the origin, with traceback.
 
     Parameters
     ----------
-    t, q : ndarray of uint8
-        Codes; DP column j ≥ 1 reads ``t[t0 + tstep * (j - 1)]``, row i ≥ 1
-        reads ``q[q0 + qstep * (i - 1)]``.
+    tA, qA : ndarray of uint8
+        Codes, oriented so that along an anti-diagonal d, cell (i, j = d - i)
+        reads the target letter ``tA[T0 - j]`` and the query letter
+        ``qA[Q0 + i]``: both indices then rise with i, which lets the
+        compiler vectorise the sweep. (For the right piece ``tA`` is the
+        reversed target and ``qA`` the query; for the left piece the other
+        way round.)
     tn, qn : int
         How far the extension may go in each sequence.
+    matrix : ndarray of int32, shape (6, 6)
     barrier : int
         Cells with ``j - i == barrier`` are dead (a self-comparison's main
         diagonal); pass a value out of reach to disable.
@@ -55,9 +60,8 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
         query intervals ``[lo, hi)`` at target lattice coordinate ``x``
         (``hi == 0`` ends the list). Cells on them are dead, so an extension
         never touches or crosses an earlier alignment.
-    wq0, wt0 : int
-        Lattice coordinates of the origin; cell (i, j) is the lattice point
-        ``(wq0 + qstep * i, wt0 + tstep * j)``.
+    wq0, wt0, wdir : int
+        Cell (i, j) is the lattice point ``(wq0 + wdir * i, wt0 + wdir * j)``.
     work : ndarray of int32, shape (7, >= qn + 2)
         Scratch rows (H for three anti-diagonals, E and F for two).
     tb, tb_off, tb_lo : ndarray
@@ -75,23 +79,23 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
         The (possibly grown) buffers, for reuse.
     """
     goe = gap_open + gap_ext
+    flat = np.empty(64, dtype=np.int32)  # matrix as a flat table: flat[8 * t + q]
+    for x in range(6):
+        for y in range(6):
+            flat[8 * x + y] = matrix[x, y]
     # rows of work: 0..2 H rotating (d-2, d-1, d), 3..4 E, 5..6 F
     hA, hB, hC = 0, 1, 2
     eA, eB = 3, 4
     fA, fB = 5, 6
-    # anti-diagonal 0: the origin
-    work[hB, 0] = 0
-    work[eB, 0] = NEG
-    work[fB, 0] = NEG
     for r in range(7):
+        work[r, 0] = NEG
         work[r, 1] = NEG
-    work[hA, 0] = NEG
+    work[hB, 0] = 0
     lo1, hi1 = 0, 1          # live range of d-1
     lo2, hi2 = 0, 0          # live range of d-2 (empty)
     best = 0
     bi = 0
     bj = 0
-    ntb = 0
     cells = 0
     tb_off = _grow(tb_off, 2)
     tb_lo = _grow(tb_lo, 2)
@@ -127,82 +131,98 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
         tb_off[d] = ntb
         tb_lo[d] = lo
         floor = best - ydrop
-        dbest = NEG
-        dbi = -1
-        nlo = hi
-        nhi = lo
+        Hd2 = work[hA]
+        Hd1 = work[hB]
+        Hd = work[hC]
+        Ed1 = work[eB]
+        Ed = work[eA]
+        Fd1 = work[fB]
+        Fd = work[fA]
         # Reads outside the computed ranges of d-1 and d-2 hit the NEG
-        # sentinels written just outside them, so the loop needs no range tests.
-        ti = t0 + tstep * (d - lo - 1)   # t index of column j = d - i, minus one
-        qi = q0 + qstep * (lo - 1)       # q index of row i, minus one
-        lt = wt0 + tstep * (d - lo)
-        lq = wq0 + qstep * lo
+        # sentinels written just outside them, so the sweep needs no range tests.
+        # Cells with i == 0 (only gaps in the query) or j == 0 (only gaps in
+        # the target) are the edges; the interior is one branch-free loop.
+        i_in = lo if lo >= 1 else 1
+        i_out = hi if hi <= d else d
+        tofs = T0 - d
+        for i in range(i_in, i_out):
+            sub = Hd2[i - 1] + flat[8 * tA[tofs + i] + qA[Q0 + i]]
+            e_open = Hd1[i] - goe
+            e_ext = Ed1[i] - gap_ext
+            e = max(e_open, e_ext)
+            f_open = Hd1[i - 1] - goe
+            f_ext = Fd1[i - 1] - gap_ext
+            f = max(f_open, f_ext)
+            h = max(sub, max(e, f))
+            src = 0 if h == sub else (1 if h == e else 2)
+            alive = h >= floor
+            Hd[i] = h if alive else NEG
+            Ed[i] = e if alive else NEG
+            Fd[i] = f if alive else NEG
+            tb[ntb + i - lo] = src | (4 if e_ext > e_open else 0) | (8 if f_ext > f_open else 0)
+        if lo == 0:
+            # cell (0, d): a gap in the query from (0, d - 1)
+            e_open = Hd1[0] - goe
+            e_ext = Ed1[0] - gap_ext
+            e = max(e_open, e_ext)
+            alive = e >= floor
+            Hd[0] = e if alive else NEG
+            Ed[0] = e if alive else NEG
+            Fd[0] = NEG
+            tb[ntb] = 1 | (4 if e_ext > e_open else 0)
+        if hi == d + 1:
+            # cell (d, 0): a gap in the target from (d - 1, 0)
+            f_open = Hd1[d - 1] - goe
+            f_ext = Fd1[d - 1] - gap_ext
+            f = max(f_open, f_ext)
+            alive = f >= floor
+            Hd[d] = f if alive else NEG
+            Ed[d] = NEG
+            Fd[d] = f if alive else NEG
+            tb[ntb + d - lo] = 2 | (8 if f_ext > f_open else 0)
+        # the self-comparison barrier and the walls of earlier alignments
+        ib = (d - barrier) // 2 if (d - barrier) % 2 == 0 else -1
+        if lo <= ib < hi:
+            Hd[ib] = NEG
+            Ed[ib] = NEG
+            Fd[ib] = NEG
+        lt = wt0 + wdir * (d - lo)
         for i in range(lo, hi):
-            j = d - i
-            h = NEG
-            src = 0
-            if i >= 1 and j >= 1:
-                h = work[hA, i - 1] + matrix[t[ti], q[qi]]
-            e = NEG
-            ebit = 0
-            if j >= 1:
-                e = work[hB, i] - goe
-                e_ext = work[eB, i] - gap_ext
-                if e_ext > e:
-                    e = e_ext
-                    ebit = 4
-                if e > h:
-                    h = e
-                    src = 1
-            f = NEG
-            fbit = 0
-            if i >= 1:
-                f = work[hB, i - 1] - goe
-                f_ext = work[fB, i - 1] - gap_ext
-                if f_ext > f:
-                    f = f_ext
-                    fbit = 8
-                if f > h:
-                    h = f
-                    src = 2
-            dead = h < floor or j - i == barrier
-            if not dead and walls[lt, 0, 1] != 0:
+            if walls[lt, 0, 1] != 0 and Hd[i] > NEG:
+                lq = wq0 + wdir * i
                 for k in range(walls.shape[1]):
                     whi = walls[lt, k, 1]
                     if whi == 0:
                         break
                     if walls[lt, k, 0] <= lq and lq < whi:
-                        dead = True
+                        Hd[i] = NEG
+                        Ed[i] = NEG
+                        Fd[i] = NEG
                         break
-            ti -= tstep
-            qi += qstep
-            lt -= tstep
-            lq += qstep
-            if dead:
-                work[hC, i] = NEG
-                work[eA, i] = NEG
-                work[fA, i] = NEG
-                tb[ntb + i - lo] = 0
-                continue
-            work[hC, i] = h
-            work[eA, i] = e
-            work[fA, i] = f
-            tb[ntb + i - lo] = src | ebit | fbit
-            if i < nlo:
-                nlo = i
-            nhi = i + 1
-            if src == 0 and h > dbest:
-                dbest = h
-                dbi = i
+            lt -= wdir
+        # live range and the best substitution-ending cell of d
+        nlo = hi
+        nhi = lo
+        dbest = NEG
+        dbi = -1
+        for i in range(lo, hi):
+            h = Hd[i]
+            if h > NEG:
+                if i < nlo:
+                    nlo = i
+                nhi = i + 1
+                if h > dbest and (tb[ntb + i - lo] & 3) == 0:
+                    dbest = h
+                    dbi = i
         # sentinels just outside the computed range of d
         if lo >= 1:
-            work[hC, lo - 1] = NEG
-            work[eA, lo - 1] = NEG
-            work[fA, lo - 1] = NEG
+            Hd[lo - 1] = NEG
+            Ed[lo - 1] = NEG
+            Fd[lo - 1] = NEG
         if hi < work.shape[1]:
-            work[hC, hi] = NEG
-            work[eA, hi] = NEG
-            work[fA, hi] = NEG
+            Hd[hi] = NEG
+            Ed[hi] = NEG
+            Fd[hi] = NEG
         cells += hi - lo
         ntb += hi - lo
         if nlo >= nhi:
@@ -229,8 +249,8 @@ def ydrop_one_side(t, t0, tstep, tn, q, q0, qstep, qn, matrix, gap_open, gap_ext
         if state == 0:
             src = byte & 3
             if src == 0:
-                tc = t[t0 + tstep * (j - 1)]
-                qc = q[q0 + qstep * (i - 1)]
+                tc = tA[T0 - j]
+                qc = qA[Q0 + i]
                 ops[n] = OP_EQ if (tc == qc and tc < 4) else OP_X
                 n += 1
                 i -= 1
@@ -414,6 +434,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     tb_lo = np.empty(1024, dtype=np.int64)
     far = 1 << 62
     walls = np.zeros((t.shape[0] + 1, wall_slots, 2), dtype=np.int32)
+    t_rev = t[::-1].copy()
+    q_rev = q[::-1].copy()
     for a in range(n):
         aq = anchor_q[a]
         at = anchor_t[a]
@@ -430,12 +452,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         if self_barrier:
             bar_left = at - aq
             bar_right = aq - at
+        # left piece: target forward, query reversed; right piece: the other way round
         lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
-            t, at, -1, at - t_lo[a] + 1, q, aq, -1, aq - q_lo[a] + 1, matrix, gap_open, gap_ext,
-            ydrop, bar_left, walls, aq + 1, at + 1, work, tb, tb_off, tb_lo)
+            t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix,
+            gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo)
         rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
-            t, at + 1, 1, t_hi[a] - at - 1, q, aq + 1, 1, q_hi[a] - aq - 1, matrix, gap_open, gap_ext,
-            ydrop, bar_right, walls, aq + 1, at + 1, work, tb, tb_off, tb_lo)
+            t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix,
+            gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo)
         total_cells += c1 + c2
         anchor_cells[a] = c1 + c2
         if li + lj + ri + rj == 0:
