@@ -126,29 +126,37 @@ def find_hits(qkeys, q_lo, q_hi, sorted_keys, sorted_pos, bucket, shift, w, tran
         Ordered by query position, then by lookup (exact key first), then target.
     """
     nvar = w + 1 if transition else 1
+    cap = 1 << 16
+    hit_q = np.empty(cap, dtype=np.int64)
+    hit_t = np.empty(cap, dtype=np.int64)
     count = 0
-    for pass_no in range(2):
-        if pass_no == 1:
-            hit_q = np.empty(count, dtype=np.int64)
-            hit_t = np.empty(count, dtype=np.int64)
-            count = 0
-        for q in range(q_lo, q_hi):
-            k0 = qkeys[q]
-            if k0 < 0:
-                continue
-            for v in range(nvar):
-                k = k0
-                if v > 0:
-                    k = k0 ^ (2 << (2 * (v - 1)))
-                lo, hi = _key_range(k, sorted_keys, bucket, shift)
-                for e in range(lo, hi):
-                    t = sorted_pos[e]
-                    if self_mode == 1 and t >= q:
-                        continue
-                    if self_mode == 2 and t > q_total - q - span:
-                        continue
-                    if pass_no == 1:
-                        hit_q[count] = q
-                        hit_t[count] = t
-                    count += 1
+    for q in range(q_lo, q_hi):
+        k0 = qkeys[q]
+        if k0 < 0:
+            continue
+        for v in range(nvar):
+            k = k0
+            if v > 0:
+                k = k0 ^ (2 << (2 * (v - 1)))
+            lo, hi = _key_range(k, sorted_keys, bucket, shift)
+            if count + hi - lo > cap:
+                while count + hi - lo > cap:
+                    cap *= 2
+                grown_q = np.empty(cap, dtype=np.int64)
+                grown_t = np.empty(cap, dtype=np.int64)
+                grown_q[:count] = hit_q[:count]
+                grown_t[:count] = hit_t[:count]
+                hit_q = grown_q
+                hit_t = grown_t
+            for e in range(lo, hi):
+                t = sorted_pos[e]
+                if self_mode == 1 and t >= q:
+                    continue
+                if self_mode == 2 and t > q_total - q - span:
+                    continue
+                hit_q[count] = q
+                hit_t[count] = t
+                count += 1
+    hit_q = hit_q[:count].copy()
+    hit_t = hit_t[:count].copy()
     return hit_q, hit_t
