@@ -432,7 +432,7 @@ def _general_pass(b, idx, tuning, big=False):
     threads = int(tuning.get("threads", _threads_for(longest)))
     per_sm = int(tuning.get("blocks_per_sm", max(1, min(32, 2048 // threads))))
     blocks = min(idx.size, b.sms * (1 if big else per_sm))
-    free = cp.cuda.runtime.memGetInfo()[0]
+    free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
     budget = int(free * float(tuning.get("mem_fraction", 0.5)))
     pool_cap = 0
     if b.cigar:
