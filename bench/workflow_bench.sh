@@ -70,6 +70,7 @@ for f in "$WORK"/results/benchmarks/align/*/*/*.tsv; do
     printf '%s\t%s\n' "$(basename "$(dirname "$(dirname "$f")")")/$(basename "$(dirname "$f")")" \
         "$(sed -n 2p "$f" | cut -f1)"
 done >&2
-grep -h "GPU lease\|backend" "$WORK"/results/logs/align/*/*/*.log | sed 's/^/  /' | sort | uniq -c >&2 || true
+grep -h "GPU lease\|backend" "$WORK"/results/logs/align/*/*/*.log \
+    | sed 's/^[0-9-]* [0-9:,]* //' | sort | uniq -c >&2 || true
 cat "$WORK/results/matrices/saureus_identity.tsv" >&2
 echo "workflow_bench backend=$BACKEND cores=$CORES gpus=$GPUS pairs=6 seconds=$seconds"
