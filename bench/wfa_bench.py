@@ -2,8 +2,8 @@
 
 Pairs are made as WFA2-lib's ``generate_dataset`` makes them (random pattern,
 then uniform mismatches, insertions and deletions at the error rate). For
-each shape and mode (score-only, with CIGAR) the script warms up, optionally
-sweeps threads per block on a small batch, sizes the measured batch to fill
+each shape and mode (score-only, with CIGAR) the script warms up, sweeps
+threads per block and blocks per SM on a small batch (GPU), sizes the measured batch to fill
 the GPU within a time cap, and reports pairs per second from CUDA events
 around the kernels (packing, transfers and host-side CIGAR strings are not
 counted; the CPU backend reports wall time). A sample is checked against the
@@ -67,18 +67,23 @@ def run_once(P, T, backend, score_only, tuning, edit=False):
     return wall, res, 0
 
 
-def sweep_threads(P, T, backend, score_only, n, edit=False):
-    """Best ``threads`` setting on a batch of ``n`` pairs (GPU only)."""
+def sweep_configs(P, T, backend, score_only, n, edit=False):
+    """Best launch setting (threads per block, blocks per SM) on ``n`` pairs (GPU only)."""
     if backend != "gpu":
         return {}
     length = int(P.lengths.max())
-    options = [32, 64, 128] if length <= 300 else ([64, 128, 256] if length <= 3000 else [128, 256, 512])
+    if edit:
+        options = [{"ewfa_threads": t} for t in (32, 64, 128)]
+    elif length <= 300:
+        options = [{"threads": t} for t in (32, 64, 128)]
+    elif length <= 3000:
+        options = [{"threads": t} for t in (64, 128, 256)] + [{"threads": 256, "blocks_per_sm": 4}]
+    else:
+        options = [{"threads": 256}, {"threads": 512}, {"threads": 512, "blocks_per_sm": 2},
+                   {"threads": 1024, "blocks_per_sm": 2}, {"threads": 1024, "blocks_per_sm": 1}]
     sub_p, sub_t = _head(P, n), _head(T, n)
     best, best_t = {}, None
-    for th in options:
-        tuning = {"threads": th}
-        if edit:
-            tuning = {"ewfa_threads": th}
+    for tuning in options:
         t, _, _ = run_once(sub_p, sub_t, backend, score_only, tuning, edit)
         if best_t is None or t < best_t:
             best, best_t = tuning, t
@@ -104,7 +109,7 @@ def measure(P, T, backend, score_only, cap_s, edit=False):
     length = int(P.lengths.max())
     small = min(n_max, 4096 if length <= 1000 else 512)
     run_once(_head(P, 64), _head(T, 64), backend, score_only, {}, edit)  # compile, warm up
-    tuning = sweep_threads(P, T, backend, score_only, small, edit)
+    tuning = sweep_configs(P, T, backend, score_only, small, edit)
     t, _, _ = run_once(_head(P, small), _head(T, small), backend, score_only, tuning, edit)
     rate = small / max(t, 1e-9)
     n = int(min(n_max, max(small, rate * cap_s)))

@@ -30,6 +30,8 @@ log = logging.getLogger("gpukernels")
 DEFAULT_PENALTIES = (4, 6, 2)
 EWFA_MAX_LEN = 1024
 """Longest sequence (either side) that the shared-memory eWFA kernel takes."""
+SHARED_SEQ_BYTES = 40 * 1024
+"""Shared memory the general kernels may use to stage a pair (about 80 kbp a side)."""
 
 _CODES = np.full(256, 255, dtype=np.uint8)
 for _i, _ch in enumerate(b"ACGT"):
@@ -218,7 +220,8 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
         (per block, general kernels), ``pool`` (first-pass pool entries per
         block), ``max_pool`` (cap on every pass; forces the CPU rescue),
         ``mem_fraction`` (of free GPU memory), ``ewfa_k`` (eWFA diagonal
-        bound), ``ewfa_pool``, ``ewfa_threads``, ``no_ewfa``, ``blocks_per_sm``.
+        bound), ``ewfa_pool``, ``ewfa_threads``, ``no_ewfa``, ``blocks_per_sm``,
+        ``global_seqs`` (read sequences from global memory).
         Results never depend on them.
 
     Returns
@@ -410,7 +413,7 @@ def _ewfa_pass(b, idx, tuning):
     pool_cap = int(tuning.get("ewfa_pool", 512)) if b.cigar else 0
     seq_cap = longest // 16 + 2
     shared = pool_cap * 8 + 2 * W * 4 * (3 if b.cigar else 1) + 2 * seq_cap * 4
-    threads = int(tuning.get("ewfa_threads", 32))
+    threads = int(tuning.get("ewfa_threads", 128))
     blocks = min(short.size, b.sms * max(1, min(32, 2048 // threads)))
     name = "ewfa_edit_cigar" if b.cigar else "ewfa_edit_score"
     b.launch(name, short, blocks, threads, K, pool_cap, shared, 0, seq_cap)
@@ -448,7 +451,11 @@ def _general_pass(b, idx, tuning, big=False):
         return idx
     name = ("wfa_edit_" if b.edit else "wfa_affine_") + ("cigar" if b.cigar else "score")
     shared = 0 if b.edit else 2 * R * 4
-    b.launch(name, idx, blocks, threads, K, pool_cap, shared, blocks * wf_per_block)
+    seq_cap = longest // 16 + 2  # both sequences in shared memory when they fit
+    if shared + 8 * seq_cap > SHARED_SEQ_BYTES or tuning.get("global_seqs"):
+        seq_cap = 0
+    shared += 8 * seq_cap
+    b.launch(name, idx, blocks, threads, K, pool_cap, shared, blocks * wf_per_block, seq_cap)
     return b.failed(idx)
 
 

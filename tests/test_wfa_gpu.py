@@ -61,7 +61,9 @@ def _head(S, n):
     (False, {"threads": 512, "blocks_per_sm": 1}),
     (True, {"ewfa_k": 4, "ewfa_pool": 8}),       # eWFA overflows into the global kernel
     (True, {"no_ewfa": True, "max_pool": 16}),
-    (True, {"ewfa_threads": 64}),
+    (True, {"ewfa_threads": 32}),
+    (False, {"global_seqs": True}),              # sequences read from global memory
+    (True, {"no_ewfa": True, "global_seqs": True, "threads": 64}),
 ])
 def test_gpu_rescue_paths_give_same_result(pairs, edit, tuning):
     P, T = _head(pairs[0], 2000), _head(pairs[1], 2000)

@@ -12,8 +12,9 @@
 //     stride over wider wavefronts), one barrier per score. A fixed grid pulls
 //     pairs from a queue (atomic counter over `idx`).
 //   * Wavefronts live in a ring of R = max(x, o+e) + 1 scores (2 for edit
-//     distance) in the block's slice of global memory; the eWFA kernel keeps
-//     ring, sequences and backtrace pool in shared memory.
+//     distance) in the block's slice of global memory; the pair's packed
+//     sequences are staged in shared memory when they fit (seq_cap > 0). The
+//     eWFA kernel keeps ring, sequences and backtrace pool in shared memory.
 //   * Backtrace is piggybacked: each cell carries a 32-bit word of up to 15
 //     2-bit ops below a sentinel bit, and the index of the previous 15-op
 //     block; a full word is flushed to the block's pool as one (word, prev)
@@ -166,26 +167,62 @@ __device__ void finish_pair(int pair, int s, int ovf, u32 w, u32 p, const u64* p
     status[pair] = 0;
 }
 
+// Copy a packed sequence (and its spare word) to shared memory.
+__device__ void load_words(const u32* src, i64 base, int len, u32* dst)
+{
+    int nw = (len + 15) / 16 + 1;
+    for (int i = threadIdx.x; i < nw; i += blockDim.x) dst[i] = src[base + i];
+}
+
+// Stage the pair's sequences in shared memory (seq_cap > 0 words per side);
+// afterwards `words`, pi.pw and pi.tw address the copy. Ends with a barrier.
+__device__ const u32* stage_pair(const u32* words, PairInfo& pi, u32* sseq, int seq_cap)
+{
+    if (seq_cap <= 0) return words;
+    load_words(words, pi.pw, pi.n, sseq);
+    load_words(words, pi.tw, pi.m, sseq + seq_cap);
+    pi.pw = 0;
+    pi.tw = seq_cap;
+    __syncthreads();
+    return sseq;
+}
+
 // ---------------------------------------------------------------- gap-affine
+
+// One source wavefront of the current step: ring slot and diagonal range
+// (lo > hi for a negative score or an empty wavefront).
+struct Src {
+    int r, lo, hi;
+};
+
+__device__ __forceinline__ Src source(const int* slo, const int* shi, int R, int t)
+{
+    Src q;
+    q.r = 0;
+    q.lo = 1;
+    q.hi = 0;
+    if (t >= 0) {
+        q.r = t % R;
+        q.lo = slo[q.r];
+        q.hi = shi[q.r];
+    }
+    return q;
+}
 
 struct AffineRing {
     int* off;
     u32* bw;
     u32* bp;
-    const int* lo;
-    const int* hi;
-    int R, W, K;
+    int W, K;
 
-    __device__ __forceinline__ i64 at(int comp, int s, int k) const
+    __device__ __forceinline__ i64 at(int comp, int r, int k) const
     {
-        return ((i64)((s % R) * 3 + comp)) * W + (k + K);
+        return ((i64)(r * 3 + comp)) * W + (k + K);
     }
-    __device__ __forceinline__ int get(int comp, int s, int k) const
+    __device__ __forceinline__ int get(int comp, const Src& q, int k) const
     {
-        if (s < 0) return WFA_NULL;
-        int r = s % R;
-        if (k < lo[r] || k > hi[r]) return WFA_NULL;
-        return off[at(comp, s, k)];
+        if (k < q.lo || k > q.hi) return WFA_NULL;
+        return off[at(comp, q.r, k)];
     }
 };
 
@@ -212,11 +249,10 @@ __device__ __forceinline__ void affine_range(const int* slo, const int* shi, int
 
 template <bool CIGAR>
 __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairInfo& pi,
-                            int s, int k, int x, int o, int e, int kend,
+                            int rs, const Src& soe, const Src& se, const Src& sx, int k, int kend,
                             u64* pool, int pool_cap, int* pool_count, int& ovf, int& found)
 {
     const int n = pi.n, m = pi.m;
-    const int soe = s - o - e, se = s - e, sx = s - x;
     int io = bump(rg.get(0, soe, k - 1));
     int ie = bump(rg.get(1, se, k - 1));
     bool iext = ie >= io;
@@ -235,7 +271,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     } else {
         mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
     }
-    i64 cm = rg.at(0, s, k), ci = rg.at(1, s, k), cd = rg.at(2, s, k);
+    i64 cm = rg.at(0, rs, k), ci = rg.at(1, rs, k), cd = rg.at(2, rs, k);
     rg.off[cm] = mv;
     rg.off[ci] = iv;
     rg.off[cd] = dv;
@@ -243,7 +279,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     if (!CIGAR) return;
     u32 iw = 1u, ip = BT_NONE, dw = 1u, dp = BT_NONE;
     if (iv >= 0) {
-        i64 c = iext ? rg.at(1, se, k - 1) : rg.at(0, soe, k - 1);
+        i64 c = iext ? rg.at(1, se.r, k - 1) : rg.at(0, soe.r, k - 1);
         iw = rg.bw[c];
         ip = rg.bp[c];
         bt_push(iw, ip, OP_I, pool, pool_cap, pool_count, ovf);
@@ -251,7 +287,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
         rg.bp[ci] = ip;
     }
     if (dv >= 0) {
-        i64 c = dext ? rg.at(2, se, k + 1) : rg.at(0, soe, k + 1);
+        i64 c = dext ? rg.at(2, se.r, k + 1) : rg.at(0, soe.r, k + 1);
         dw = rg.bw[c];
         dp = rg.bp[c];
         bt_push(dw, dp, OP_D, pool, pool_cap, pool_count, ovf);
@@ -261,7 +297,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     if (mv >= 0) {
         u32 mw, mp;
         if (msrc == 0) {
-            i64 c = rg.at(0, sx, k);
+            i64 c = rg.at(0, sx.r, k);
             mw = rg.bw[c];
             mp = rg.bp[c];
             bt_push(mw, mp, OP_X, pool, pool_cap, pool_count, ovf);
@@ -280,7 +316,8 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
                               const int* tl, const int* idx, int n_idx, int* queue,
                               int x, int o, int e, int K, int max_score,
                               int* wf_off, u32* wf_bw, u32* wf_bp, u64* pool, int pool_cap,
-                              int* scores, int* status, u32* ops, const i64* ops_off, int* n_ops)
+                              int* scores, int* status, u32* ops, const i64* ops_off, int* n_ops,
+                              int seq_cap)
 {
     extern __shared__ int wfa_smem[];
     __shared__ int sh_slot, sh_pool, sh_ovf;
@@ -293,9 +330,6 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
     rg.off = wf_off + (i64)blockIdx.x * span;
     rg.bw = CIGAR ? wf_bw + (i64)blockIdx.x * span : 0;
     rg.bp = CIGAR ? wf_bp + (i64)blockIdx.x * span : 0;
-    rg.lo = slo;
-    rg.hi = shi;
-    rg.R = R;
     rg.W = W;
     rg.K = K;
     u64* mypool = CIGAR ? pool + (i64)blockIdx.x * pool_cap : 0;
@@ -307,6 +341,7 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
         pi.m = tl[pair];
         pi.pw = pw[pair];
         pi.tw = tw[pair];
+        const u32* seqw = stage_pair(words, pi, (u32*)(wfa_smem + 2 * R), seq_cap);
         const int kend = pi.m - pi.n;
         int ovf = (kend < -K || kend > K) ? 1 : 0;
         int found = 0;
@@ -318,7 +353,7 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
             shi[0] = 0;
         }
         if (threadIdx.x == 0 && !ovf) {
-            int h0 = wfa_extend(words, pi.pw, pi.n, pi.tw, pi.m, 0, 0);
+            int h0 = wfa_extend(seqw, pi.pw, pi.n, pi.tw, pi.m, 0, 0);
             rg.off[rg.at(0, 0, 0)] = h0;
             rg.off[rg.at(1, 0, 0)] = WFA_NULL;
             rg.off[rg.at(2, 0, 0)] = WFA_NULL;
@@ -338,8 +373,12 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
                 ovf = 1;
                 break;
             }
+            const Src soe = source(slo, shi, R, s - o - e);
+            const Src se = source(slo, shi, R, s - e);
+            const Src sx = source(slo, shi, R, s - x);
+            const int rs = s % R;
             for (int k = lo + (int)threadIdx.x; k <= hi; k += blockDim.x) {
-                affine_cell<CIGAR>(rg, words, pi, s, k, x, o, e, kend,
+                affine_cell<CIGAR>(rg, seqw, pi, rs, soe, se, sx, k, kend,
                                    mypool, pool_cap, &sh_pool, ovf, found);
             }
             if (ovf) sh_ovf = 1;
@@ -354,7 +393,7 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
             int bad = ovf || sh_ovf;
             u32 w = 1u, p = BT_NONE;
             if (CIGAR && !bad) {
-                i64 c = rg.at(0, s, kend);
+                i64 c = rg.at(0, s % R, kend);
                 w = rg.bw[c];
                 p = rg.bp[c];
             }
@@ -414,13 +453,6 @@ __device__ void edit_cell(const EditRing& rg, const u32* words, const PairInfo& 
     rg.bp[c] = p;
 }
 
-// Copy a packed sequence (and its spare word) to shared memory.
-__device__ void load_words(const u32* src, i64 base, int len, u32* dst)
-{
-    int nw = (len + 15) / 16 + 1;
-    for (int i = threadIdx.x; i < nw; i += blockDim.x) dst[i] = src[base + i];
-}
-
 template <bool CIGAR, bool SHARED>
 __device__ void edit_kernel(const u32* words, const i64* pw, const int* pl, const i64* tw,
                             const int* tl, const int* idx, int n_idx, int* queue,
@@ -460,15 +492,7 @@ __device__ void edit_kernel(const u32* words, const i64* pw, const int* pl, cons
         pi.m = tl[pair];
         pi.pw = pw[pair];
         pi.tw = tw[pair];
-        const u32* seqw = words;
-        if (SHARED) {
-            load_words(words, pi.pw, pi.n, sseq);
-            load_words(words, pi.tw, pi.m, sseq + seq_cap);
-            seqw = sseq;
-            pi.pw = 0;
-            pi.tw = seq_cap;
-            __syncthreads();
-        }
+        const u32* seqw = stage_pair(words, pi, SHARED ? sseq : (u32*)wfa_smem64, seq_cap);
         const int kend = pi.m - pi.n;
         int ovf = (kend < -K || kend > K) ? 1 : 0;
         int found = 0;
@@ -535,13 +559,15 @@ __device__ void edit_kernel(const u32* words, const i64* pw, const int* pl, cons
 extern "C" __global__ void wfa_affine_score(WFA_ARGS)
 {
     affine_kernel<false>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
-                         wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops);
+                         wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
+                         seq_cap);
 }
 
 extern "C" __global__ void wfa_affine_cigar(WFA_ARGS)
 {
     affine_kernel<true>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
-                        wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops);
+                        wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
+                         seq_cap);
 }
 
 extern "C" __global__ void wfa_edit_score(WFA_ARGS)
