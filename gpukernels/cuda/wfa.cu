@@ -11,10 +11,11 @@
 //   * One block aligns one pair at a time, one thread per diagonal (threads
 //     stride over wider wavefronts), one barrier per score. A fixed grid pulls
 //     pairs from a queue (atomic counter over `idx`).
-//   * Wavefronts live in a ring of R = max(x, o+e) + 1 scores (2 for edit
-//     distance) in the block's slice of global memory; the pair's packed
-//     sequences are staged in shared memory when they fit (seq_cap > 0). The
-//     eWFA kernel keeps ring, sequences and backtrace pool in shared memory.
+//   * Wavefronts live in rings in the block's slice of global memory: M keeps
+//     the last max(x, o+e) + 1 scores, I and D the last e + 1 (edit distance:
+//     2). The pair's packed sequences are staged in shared memory when they
+//     fit (seq_cap > 0). The eWFA kernel keeps ring, sequences and backtrace
+//     pool in shared memory.
 //   * Backtrace is piggybacked: each cell carries a 32-bit word of up to 15
 //     2-bit ops below a sentinel bit, and the index of the previous 15-op
 //     block; a full word is flushed to the block's pool as one (word, prev)
@@ -189,22 +190,29 @@ __device__ const u32* stage_pair(const u32* words, PairInfo& pi, u32* sseq, int 
 
 // ---------------------------------------------------------------- gap-affine
 
-// One source wavefront of the current step: ring slot and diagonal range
-// (lo > hi for a negative score or an empty wavefront).
+// One wavefront of the ring: its rows for M, I and D, and its diagonal range
+// (lo > hi for a negative score or an empty wavefront). M keeps the last
+// RM = max(x, o+e) + 1 scores; I and D are only read back e scores later, so
+// they keep RID = e + 1.
 struct Src {
-    int r, lo, hi;
+    int m, i, d, lo, hi;
 };
 
-__device__ __forceinline__ Src source(const int* slo, const int* shi, int R, int t)
+__device__ __forceinline__ Src source(const int* slo, const int* shi, int RM, int RID, int t)
 {
     Src q;
-    q.r = 0;
+    q.m = 0;
+    q.i = RM;
+    q.d = RM + RID;
     q.lo = 1;
     q.hi = 0;
     if (t >= 0) {
-        q.r = t % R;
-        q.lo = slo[q.r];
-        q.hi = shi[q.r];
+        int r = t % RM;
+        q.m = r;
+        q.i = RM + t % RID;
+        q.d = RM + RID + t % RID;
+        q.lo = slo[r];
+        q.hi = shi[r];
     }
     return q;
 }
@@ -215,14 +223,11 @@ struct AffineRing {
     u32* bp;
     int W, K;
 
-    __device__ __forceinline__ i64 at(int comp, int r, int k) const
-    {
-        return ((i64)(r * 3 + comp)) * W + (k + K);
-    }
-    __device__ __forceinline__ int get(int comp, const Src& q, int k) const
+    __device__ __forceinline__ i64 at(int row, int k) const { return (i64)row * W + (k + K); }
+    __device__ __forceinline__ int get(int row, const Src& q, int k) const
     {
         if (k < q.lo || k > q.hi) return WFA_NULL;
-        return off[at(comp, q.r, k)];
+        return off[at(row, k)];
     }
 };
 
@@ -249,21 +254,21 @@ __device__ __forceinline__ void affine_range(const int* slo, const int* shi, int
 
 template <bool CIGAR>
 __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairInfo& pi,
-                            int rs, const Src& soe, const Src& se, const Src& sx, int k, int kend,
+                            const Src& cur, const Src& soe, const Src& se, const Src& sx, int k, int kend,
                             u64* pool, int pool_cap, int* pool_count, int& ovf, int& found)
 {
     const int n = pi.n, m = pi.m;
-    int io = bump(rg.get(0, soe, k - 1));
-    int ie = bump(rg.get(1, se, k - 1));
+    int io = bump(rg.get(soe.m, soe, k - 1));
+    int ie = bump(rg.get(se.i, se, k - 1));
     bool iext = ie >= io;
     int iv = iext ? ie : io;
     if (iv > m || iv < 0) iv = WFA_NULL;
-    int dop = rg.get(0, soe, k + 1);
-    int dex = rg.get(2, se, k + 1);
+    int dop = rg.get(soe.m, soe, k + 1);
+    int dex = rg.get(se.d, se, k + 1);
     bool dext = dex >= dop;
     int dv = dext ? dex : dop;
     if (dv < 0 || dv - k > n) dv = WFA_NULL;
-    int xv = mismatch_cand(rg.get(0, sx, k), k, n, m);
+    int xv = mismatch_cand(rg.get(sx.m, sx, k), k, n, m);
     int msrc;
     int mv = pick3(xv, iv, dv, msrc);
     if (mv < 0) {
@@ -271,7 +276,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     } else {
         mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
     }
-    i64 cm = rg.at(0, rs, k), ci = rg.at(1, rs, k), cd = rg.at(2, rs, k);
+    i64 cm = rg.at(cur.m, k), ci = rg.at(cur.i, k), cd = rg.at(cur.d, k);
     rg.off[cm] = mv;
     rg.off[ci] = iv;
     rg.off[cd] = dv;
@@ -279,7 +284,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     if (!CIGAR) return;
     u32 iw = 1u, ip = BT_NONE, dw = 1u, dp = BT_NONE;
     if (iv >= 0) {
-        i64 c = iext ? rg.at(1, se.r, k - 1) : rg.at(0, soe.r, k - 1);
+        i64 c = iext ? rg.at(se.i, k - 1) : rg.at(soe.m, k - 1);
         iw = rg.bw[c];
         ip = rg.bp[c];
         bt_push(iw, ip, OP_I, pool, pool_cap, pool_count, ovf);
@@ -287,7 +292,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
         rg.bp[ci] = ip;
     }
     if (dv >= 0) {
-        i64 c = dext ? rg.at(2, se.r, k + 1) : rg.at(0, soe.r, k + 1);
+        i64 c = dext ? rg.at(se.d, k + 1) : rg.at(soe.m, k + 1);
         dw = rg.bw[c];
         dp = rg.bp[c];
         bt_push(dw, dp, OP_D, pool, pool_cap, pool_count, ovf);
@@ -297,7 +302,7 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     if (mv >= 0) {
         u32 mw, mp;
         if (msrc == 0) {
-            i64 c = rg.at(0, sx.r, k);
+            i64 c = rg.at(sx.m, k);
             mw = rg.bw[c];
             mp = rg.bp[c];
             bt_push(mw, mp, OP_X, pool, pool_cap, pool_count, ovf);
@@ -321,11 +326,12 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
 {
     extern __shared__ int wfa_smem[];
     __shared__ int sh_slot, sh_pool, sh_ovf;
-    const int R = max(x, o + e) + 1;
+    const int R = max(x, o + e) + 1;  // M ring
+    const int RID = e + 1;            // I and D rings
     const int W = 2 * K + 1;
     int* slo = wfa_smem;
     int* shi = wfa_smem + R;
-    const i64 span = (i64)R * 3 * W;
+    const i64 span = (i64)(R + 2 * RID) * W;
     AffineRing rg;
     rg.off = wf_off + (i64)blockIdx.x * span;
     rg.bw = CIGAR ? wf_bw + (i64)blockIdx.x * span : 0;
@@ -354,12 +360,12 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
         }
         if (threadIdx.x == 0 && !ovf) {
             int h0 = wfa_extend(seqw, pi.pw, pi.n, pi.tw, pi.m, 0, 0);
-            rg.off[rg.at(0, 0, 0)] = h0;
-            rg.off[rg.at(1, 0, 0)] = WFA_NULL;
-            rg.off[rg.at(2, 0, 0)] = WFA_NULL;
+            rg.off[rg.at(0, 0)] = h0;            // M, score 0
+            rg.off[rg.at(R, 0)] = WFA_NULL;      // I, score 0
+            rg.off[rg.at(R + RID, 0)] = WFA_NULL; // D, score 0
             if (CIGAR) {
-                rg.bw[rg.at(0, 0, 0)] = 1u;
-                rg.bp[rg.at(0, 0, 0)] = BT_NONE;
+                rg.bw[rg.at(0, 0)] = 1u;
+                rg.bp[rg.at(0, 0)] = BT_NONE;
             }
             if (kend == 0 && h0 == pi.m) found = 1;
         }
@@ -373,12 +379,12 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
                 ovf = 1;
                 break;
             }
-            const Src soe = source(slo, shi, R, s - o - e);
-            const Src se = source(slo, shi, R, s - e);
-            const Src sx = source(slo, shi, R, s - x);
-            const int rs = s % R;
+            const Src soe = source(slo, shi, R, RID, s - o - e);
+            const Src se = source(slo, shi, R, RID, s - e);
+            const Src sx = source(slo, shi, R, RID, s - x);
+            const Src cur = source(slo, shi, R, RID, s);  // rows only
             for (int k = lo + (int)threadIdx.x; k <= hi; k += blockDim.x) {
-                affine_cell<CIGAR>(rg, seqw, pi, rs, soe, se, sx, k, kend,
+                affine_cell<CIGAR>(rg, seqw, pi, cur, soe, se, sx, k, kend,
                                    mypool, pool_cap, &sh_pool, ovf, found);
             }
             if (ovf) sh_ovf = 1;
@@ -393,7 +399,7 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
             int bad = ovf || sh_ovf;
             u32 w = 1u, p = BT_NONE;
             if (CIGAR && !bad) {
-                i64 c = rg.at(0, s % R, kend);
+                i64 c = rg.at(s % R, kend);
                 w = rg.bw[c];
                 p = rg.bp[c];
             }
