@@ -1,0 +1,169 @@
+// Gapped y-drop extension: twin of cpu/gapped.ydrop_one_side (FastZ design).
+//
+// One warp per task (one side of one anchor). The warp walks anti-diagonals
+// from the origin; each anti-diagonal's cells are independent, 32 at a time
+// across the lanes, in rows of a cyclic buffer in shared memory (H for three
+// anti-diagonals, E and F for two, indexed by query offset i mod band).
+//
+// mode 0, the inspector: score only; finds the best cell, counts cells, and
+//   reports the explored region (for the host's wave rule) and the cells up
+//   to the best anti-diagonal (the executor's memory).
+// mode 1, the executor: recomputes anti-diagonals 1..dstop only, writing a
+//   one-byte traceback per cell (src | 4 if E extends | 8 if F extends) and,
+//   per anti-diagonal, its first i and its offset; the host traces back.
+//
+// The cell rules, tie-breaks and pruning are the CPU twin's, line by line.
+
+#define FULL 0xffffffffu
+#define NEG (-(1 << 29))
+
+// results of the inspector, per task
+#define R_BEST 0
+#define R_BI 1
+#define R_BJ 2
+#define R_CELLS 3
+#define R_CELLS_AT_BEST 4
+#define R_IMAX 5
+#define R_JMAX 6
+#define R_KMIN 7
+#define R_KMAX 8
+#define R_STATUS 9
+#define R_N 10
+
+struct Task {
+    long long t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0;
+};
+
+extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                 const long long* __restrict__ tasks, int ntasks, const int* __restrict__ matrix,
+                                 int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
+                                 int nslot, int band, int mode, long long* __restrict__ res,
+                                 const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
+                                 const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
+                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off)
+{
+    extern __shared__ int smem[];
+    __shared__ int mat[64];
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int wib = threadIdx.x >> 5;
+    const int task = blockIdx.x * (blockDim.x >> 5) + wib;
+    if (task >= ntasks) return;
+    const long long* tp = tasks + 9LL * task;
+    const long long t0 = tp[0], tstep = tp[1], tnl = tp[2], q0 = tp[3], qstep = tp[4], qnl = tp[5];
+    const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
+    const int tn = (int)tnl, qn = (int)qnl;
+    const int mask = band - 1;
+    int* rows = smem + (size_t)wib * 7 * band;
+    // row offsets: H for d-2, d-1, d; E and F for d-1 and d (rotated each step)
+    int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
+    const int goe = gap_open + gap_ext;
+    long long dstop = mode ? dstop_arr[task] : (1LL << 62);
+    long long tbb = mode ? tb_base[task] : 0;
+    long long adb = mode ? ad_base[task] : 0;
+    if (lane == 0) { rows[hB] = 0; rows[eB] = NEG; rows[fB] = NEG; }
+    __syncwarp();
+    int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
+    int best = 0, bi = 0, bj = 0;
+    long long cells = 0, cab = 0, ntb = 0;
+    int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
+    int d = 0;
+    while (true) {
+        ++d;
+        if ((long long)d > (long long)qn + tn || d > dstop) break;
+        int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
+        int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
+        if (lo < d - tn) lo = d - tn;
+        if (lo < 0) lo = 0;
+        if (hi > qn + 1) hi = qn + 1;
+        if (hi > d + 1) hi = d + 1;
+        if (lo >= hi) break;
+        if (hi - lo > band) { status = 1; break; }
+        if (mode && lane == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = ntb; }
+        const int floor_ = best - ydrop;
+        int dbest = NEG, dbi = -1, nlo = hi, nhi = lo;
+        const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
+        const int* EB = rows + eB; int* EA = rows + eA;
+        const int* FB = rows + fB; int* FA = rows + fA;
+        for (int base = lo; base < hi; base += 32) {
+            int i = base + lane;
+            if (i >= hi) break;
+            int j = d - i;
+            int sub = NEG;
+            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2) {
+                int hp = HA[(i - 1) & mask];
+                if (hp > NEG)
+                    sub = hp + mat[t[t0 + tstep * (j - 1)] * msize + q[q0 + qstep * (i - 1)]];
+            }
+            int e = NEG, ebit = 0;
+            if (j >= 1 && i >= lo1 && i < hi1) {
+                int e_open = HB[i & mask] - goe;
+                int e_ext = EB[i & mask] - gap_ext;
+                if (e_ext > e_open) { e = e_ext; ebit = 4; } else e = e_open;
+                if (e < NEG) e = NEG;
+            }
+            int f = NEG, fbit = 0;
+            if (i >= 1 && i - 1 >= lo1 && i - 1 < hi1) {
+                int f_open = HB[(i - 1) & mask] - goe;
+                int f_ext = FB[(i - 1) & mask] - gap_ext;
+                if (f_ext > f_open) { f = f_ext; fbit = 8; } else f = f_open;
+                if (f < NEG) f = NEG;
+            }
+            int h = sub, src = 0;
+            if (e > h) { h = e; src = 1; }
+            if (f > h) { h = f; src = 2; }
+            bool dead = h < floor_ || h <= NEG || (long long)(j - i) == barrier;
+            if (!dead) {
+                long long lt = wt0 + tstep * j;
+                long long lq = wq0 + qstep * i;
+                const int* w = walls + lt * nslot * 2;
+                for (int k = 0; k < nslot; ++k) {
+                    int whi = w[2 * k + 1];
+                    if (whi == 0) break;
+                    if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
+                }
+            }
+            const int x = i & mask;
+            if (dead) {
+                HC[x] = NEG; EA[x] = NEG; FA[x] = NEG;
+                if (mode) tb[tbb + ntb + (i - lo)] = 0;
+                continue;
+            }
+            HC[x] = h; EA[x] = e; FA[x] = f;
+            if (mode) tb[tbb + ntb + (i - lo)] = (unsigned char)(src | ebit | fbit);
+            if (i < nlo) nlo = i;
+            nhi = i + 1;
+            if (src == 0 && h > dbest) { dbest = h; dbi = i; }
+        }
+        // warp reductions: live range, best substitution cell (ties: smaller i)
+        for (int o = 16; o > 0; o >>= 1) {
+            int a = __shfl_xor_sync(FULL, nlo, o);
+            int b = __shfl_xor_sync(FULL, nhi, o);
+            int c = __shfl_xor_sync(FULL, dbest, o);
+            int di = __shfl_xor_sync(FULL, dbi, o);
+            if (a < nlo) nlo = a;
+            if (b > nhi) nhi = b;
+            if (c > dbest || (c == dbest && di >= 0 && (dbi < 0 || di < dbi))) { dbest = c; dbi = di; }
+        }
+        __syncwarp();
+        cells += hi - lo;
+        ntb += hi - lo;
+        if (hi - 1 > imax) imax = hi - 1;
+        if (d - lo > jmax) jmax = d - lo;
+        if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
+        if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+        if (nlo >= nhi) break;
+        if (dbi >= 0 && dbest >= best) { best = dbest; bi = dbi; bj = d - dbi; cab = cells; }
+        int tmp = hA; hA = hB; hB = hC; hC = tmp;
+        tmp = eA; eA = eB; eB = tmp;
+        tmp = fA; fA = fB; fB = tmp;
+        lo2 = lo1; hi2 = hi1;
+        lo1 = nlo; hi1 = nhi;
+    }
+    if (lane == 0 && !mode) {
+        long long* r = res + (long long)R_N * task;
+        r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
+        r[R_IMAX] = imax; r[R_JMAX] = jmax; r[R_KMIN] = kmin; r[R_KMAX] = kmax; r[R_STATUS] = status;
+    }
+}

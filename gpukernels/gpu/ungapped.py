@@ -1,0 +1,88 @@
+"""CuPy twin of ``cpu/ungapped.extend_hits``: x-drop extension of seed hits.
+
+Hits are grouped by diagonal (a stable sort keeps query order within each
+diagonal) and ``cuda/ungapped.cu`` runs one warp per diagonal. The rule of
+the CPU twin only orders hits within a diagonal, so the extensions are the
+same; they are returned in hit order, as the CPU returns them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import budget, to_device
+
+_THREADS = 256
+#: device bytes per hit in one launch (inputs, sort, outputs)
+_BYTES_PER_HIT = 160
+
+
+def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, gpu_mem=None):
+    """Extend hits; return every extension, as :func:`gpukernels.cpu.ungapped.extend_hits`.
+
+    Parameters
+    ----------
+    t_codes, q_codes : ndarray of uint8
+        Seed codes (host or device).
+    hit_q, hit_t : arrays of int64
+        Word starts of the hits, ordered by query position (host or device).
+    span : int
+    matrix : ndarray of int32, shape (6, 6)
+        Gap-free scores.
+    xdrop : int
+    diag_end : ndarray or cupy.ndarray of int64
+        Per-diagonal extent; updated in place (a host array is copied to the
+        device and back).
+    gpu_mem : int, optional
+        Memory budget in bytes; hits are taken in batches that fit it.
+
+    Returns
+    -------
+    out_q0, out_q1, out_t0, out_score : ndarray of int64
+    counts : ndarray of int32, shape (n, 4)
+    """
+    import cupy as cp
+    from ..cuda import get_kernel
+    kernel = get_kernel("ungapped", "extend_diagonals")
+    d_t = to_device(t_codes, np.uint8)
+    d_q = to_device(q_codes, np.uint8)
+    tn, qn = int(d_t.shape[0]), int(d_q.shape[0])
+    host_diag = not isinstance(diag_end, cp.ndarray)
+    d_diag = cp.asarray(diag_end) if host_diag else diag_end
+    mat = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
+    n = int(hit_q.shape[0])
+    batch = max(1, budget(gpu_mem) // _BYTES_PER_HIT)
+    parts = []
+    for lo in range(0, n, batch):
+        hi = min(n, lo + batch)
+        hq = hit_q[lo:hi] if isinstance(hit_q, cp.ndarray) else cp.asarray(np.asarray(hit_q[lo:hi], np.int64))
+        ht = hit_t[lo:hi] if isinstance(hit_t, cp.ndarray) else cp.asarray(np.asarray(hit_t[lo:hi], np.int64))
+        m = hi - lo
+        dkey = ht - hq
+        perm = cp.argsort(dkey)                     # stable: query order kept per diagonal
+        sk = dkey[perm]
+        sq = hq[perm]
+        st = ht[perm]
+        bounds = cp.flatnonzero(sk[1:] != sk[:-1]) + 1
+        seg = cp.concatenate([cp.zeros(1, cp.int64), bounds.astype(cp.int64), cp.full(1, m, cp.int64)])
+        nseg = int(seg.shape[0]) - 1
+        out_q0 = cp.empty(m, dtype=cp.int64)
+        out_q1 = cp.empty(m, dtype=cp.int64)
+        out_sc = cp.empty(m, dtype=cp.int64)
+        out_cn = cp.empty((m, 4), dtype=cp.int32)
+        ok = cp.zeros(m, dtype=cp.uint8)
+        warps_per_block = _THREADS // 32
+        grid = ((nseg + warps_per_block - 1) // warps_per_block,)
+        kernel(grid, (_THREADS,), (d_t, np.int64(tn), d_q, np.int64(qn), sq, st, perm, seg, np.int64(nseg),
+                                   d_diag, mat, np.int32(span), np.int64(xdrop), out_q0, out_q1, out_sc,
+                                   out_cn, ok))
+        keep = cp.flatnonzero(ok)
+        q0 = out_q0[keep]
+        q1 = out_q1[keep]
+        parts.append((q0, q1, q0 + (ht[keep] - hq[keep]), out_sc[keep], out_cn[keep]))
+    if host_diag:
+        diag_end[...] = cp.asnumpy(d_diag)
+    if not parts:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy(), z.copy(), z.copy(), np.zeros((0, 4), dtype=np.int32)
+    return tuple(np.concatenate([cp.asnumpy(p[k]) for p in parts]) for k in range(5))

@@ -1,0 +1,56 @@
+"""A CPU emulator of ``cuda/gapped.cu`` for testing the wave logic of ``gpu/gapped.py``.
+
+It follows the kernel line by line (same band limit, region and
+cells-to-best bookkeeping), with plain arrays instead of the cyclic shared
+buffer, so the host side of the GPU twin can be checked without a GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpukernels.gpu.gapped import side_dp as _task
+
+
+class EmuRunner:
+    """Stands in for :class:`gpukernels.gpu.gapped.DeviceRunner`."""
+
+    def __init__(self, t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem, bands=(512, 2048)):
+        self.t, self.q, self.matrix = t, q, np.ascontiguousarray(matrix, dtype=np.int64)
+        self.gap_open, self.gap_ext, self.ydrop = gap_open, gap_ext, ydrop
+        self.walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
+        self.mem = mem
+        self.bands = bands
+        self.launches = 0
+        self.band_retries = 0
+        self._z8 = np.zeros(1, dtype=np.uint8)
+        self._z32 = np.zeros(1, dtype=np.int32)
+        self._z64 = np.zeros(1, dtype=np.int64)
+
+    def set_walls(self, walls, rows):
+        self.walls[rows] = walls[rows]
+
+    def inspect(self, tasks):
+        out = np.empty((len(tasks), 10), dtype=np.int64)
+        band = np.zeros(len(tasks), dtype=np.int64)
+        self.launches += 1
+        for x, tk in enumerate(tasks):
+            for b in self.bands:
+                r = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
+                          b, 0, 0, self._z8, 0, self._z32, self._z64, 0)
+                out[x] = r
+                if r[9] == 0:
+                    band[x] = b
+                    break
+                self.band_retries += 1
+        return out, band
+
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total):
+        tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)
+        tb_lo = np.zeros(max(ad_total, 1), dtype=np.int32)
+        tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)
+        self.launches += 1
+        for x, tk in enumerate(tasks):
+            _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
+                  band[x], 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x])
+        return tb, tb_lo, tb_off
