@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,6 +63,14 @@ class StageStats:
     alignments: int = 0
     dp_cells: int = 0
     seconds: dict = field(default_factory=lambda: {"seed": 0.0, "ungapped": 0.0, "gapped": 0.0})
+
+    def add(self, other):
+        """Add another StageStats' counts and seconds to this one."""
+        for name in ("seed_hits", "hsps", "anchors_extended", "alignments", "dp_cells"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for stage, sec in other.seconds.items():
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + sec
+
 
 
 def _record_bounds(genome: Genome, pos, reverse):
@@ -149,7 +158,7 @@ def seeds_rc(codes):
 
 
 def align(target: Genome, query: Genome, options: AlignOptions | None = None, backend="auto",
-          device=None, gpu_mem=None, stats: StageStats | None = None):
+          device=None, gpu_mem=None, stats: StageStats | None = None, threads=1):
     """Align ``query`` against ``target`` on both strands (or one).
 
     Parameters
@@ -163,6 +172,8 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         GPU memory budget in bytes (GPU backend); output does not depend on it.
     stats : StageStats, optional
         Filled with per-stage counts and times.
+    threads : int
+        CPU backend: with 2 or more, the two strands are aligned at once.
 
     Returns
     -------
@@ -178,13 +189,22 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     t1 = time.perf_counter()
     index = seeds.build_index(target.seed_codes(options.unmask), seed, chosen)
     stats.seconds["seed"] += time.perf_counter() - t1
-    parts = []
-    for reverse in (False, True):
-        if options.strand == ("minus" if not reverse else "plus"):
-            continue
-        parts.append(align_strand(target, query, index, options, reverse, chosen, stats))
-        log.info("strand %s: %d seed hits, %d HSPs, %d alignments so far (%.1f s)",
-                 "-" if reverse else "+", stats.seed_hits, stats.hsps, sum(len(p) for p in parts),
-                 sum(stats.seconds.values()))
-    alns = Alignments.concat(parts)
+    strands = [r for r in (False, True) if options.strand != ("plus" if r else "minus")]
+
+    def one_strand(reverse):
+        own = StageStats()
+        alns = align_strand(target, query, index, options, reverse, chosen, own)
+        log.info("strand %s: %d seed hits, %d HSPs, %d alignments (%.1f s)", "-" if reverse else "+",
+                 own.seed_hits, own.hsps, len(alns), sum(own.seconds.values()))
+        return alns, own
+
+    if chosen == "cpu" and threads > 1 and len(strands) > 1:
+        # the numba stages release the GIL: the two strands run side by side
+        with ThreadPoolExecutor(max_workers=len(strands)) as pool:
+            results = list(pool.map(one_strand, strands))
+    else:
+        results = [one_strand(r) for r in strands]
+    for _, own in results:
+        stats.add(own)
+    alns = Alignments.concat([a for a, _ in results])
     return alns.canonical(target.names, query.names)

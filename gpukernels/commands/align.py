@@ -49,7 +49,7 @@ def add_parser(sub):
                    help=f"spaced seed of 1 (care) and 0 (default {DEFAULT_SEED})")
     p.add_argument("--notransition", action="store_true", help="seeds must match exactly")
     p.add_argument("--threads", type=_positive_int, default=1,
-                   help="CPU threads for the numba backend (default 1)")
+                   help="CPU threads (numba backend): 2 or more align the two strands at once (default 1)")
     s = p.add_argument_group("scoring (LASTZ defaults)")
     s.add_argument("--gap-open", type=int, default=400, help="gap open penalty (default 400)")
     s.add_argument("--gap-extend", type=int, default=30, help="gap extend penalty (default 30)")
@@ -84,7 +84,7 @@ def run(args):
     stats = StageStats()
     gpu_mem = None if args.gpu_mem is None else int(args.gpu_mem * (1 << 30))
     alns = align(target, query, options, backend=args.backend, device=args.device, gpu_mem=gpu_mem,
-                 stats=stats)
+                 stats=stats, threads=args.threads)
     command = "ava " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else None
     write_alignments(alns, target, query, args.output, fmt=args.format, eqx=args.eqx, command=command)
     log.info("%d alignments written to %s in %.1f s (%d seed hits, %d HSPs, %.3g DP cells)",

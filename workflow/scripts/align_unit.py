@@ -27,7 +27,7 @@ def run_engine(target, query, engine, out_path, backend, device, gpu_mem, thread
         pass
     options = workunits.engine_options(engine, self_mode=self_mode)
     alns = align(target, query, options, backend=backend, device=device,
-                 gpu_mem=None if gpu_mem is None else int(float(gpu_mem) * (1 << 30)))
+                 gpu_mem=None if gpu_mem is None else int(float(gpu_mem) * (1 << 30)), threads=int(threads))
     write_alignments(alns, target, query, out_path, fmt="paf")
     logging.info("%d alignments", len(alns))
 
