@@ -72,7 +72,6 @@ class StageStats:
             self.seconds[stage] = self.seconds.get(stage, 0.0) + sec
 
 
-
 def _record_bounds(genome: Genome, pos, reverse):
     """Bounds ``[lo, hi)`` of the record holding each position of a strand's array."""
     total = len(genome.codes)
@@ -122,7 +121,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     clock = time.perf_counter()
     qkeys = seeds.seed_keys(q_seed, seed, backend)
     t_keys = time.perf_counter()
-    diag_end = np.full(len(t_codes) + len(q_codes) + 1, -1, dtype=np.int64)
+    diag_end = ungapped.new_diag_end(len(t_codes) + len(q_codes) + 1, backend)
     parts = []
     for lo in range(0, len(q_codes), QUERY_BATCH):
         hi = min(lo + QUERY_BATCH, len(q_codes))
@@ -185,6 +184,9 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         raise InputError(f"unknown strand {options.strand!r}; choose both, plus or minus")
     stats = stats if stats is not None else StageStats()
     chosen = resolve_backend(backend, device)
+    if chosen == "gpu":
+        from . import gpu
+        gpu.set_budget(gpu_mem)
     seed = seeds.parse_seed(options.seed)
     t1 = time.perf_counter()
     index = seeds.build_index(target.seed_codes(options.unmask), seed, chosen)

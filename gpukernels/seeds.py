@@ -85,6 +85,9 @@ def _prefix_bits(seed):
 def seed_keys(codes, seed, backend="cpu"):
     """Key of the word starting at each position of ``codes`` (-1: no valid word).
 
+    On the GPU backend the keys are a CuPy array, and :func:`build_index`
+    returns a :class:`SeedIndex` whose arrays are on the device.
+
     ``codes`` must already carry the soft-mask as N where masked words must
     not seed (see :meth:`Genome.seed_codes`).
     """
@@ -127,11 +130,12 @@ def find_hits(index, qkeys, q_lo, q_hi, transition=True, self_mode=0, backend="c
     Returns
     -------
     hit_q, hit_t : ndarray of int64
-        Word starts of each hit, ordered by query position.
+        Word starts of each hit, ordered by query position (CuPy arrays on
+        the GPU backend while they fit its memory budget).
     """
     if backend == "gpu":
         from .gpu import seeds as gpu_seeds
-        return gpu_seeds.find_hits(index, qkeys, q_lo, q_hi, transition, self_mode)
+        return gpu_seeds.find_hits(index, qkeys, q_lo, q_hi, transition, self_mode, on_device=True)
     from .cpu import seeds as cpu_seeds
     return cpu_seeds.find_hits(qkeys, q_lo, q_hi, index.sorted_keys, index.sorted_pos, index.bucket,
                                index.shift, index.seed.weight, bool(transition), int(self_mode),

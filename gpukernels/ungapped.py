@@ -87,6 +87,14 @@ def entropy_adjust(score, counts, length, hspthresh):
     return out
 
 
+def new_diag_end(size, backend="cpu"):
+    """Per-diagonal extents for :func:`extend_hits`, all -1 (on the device for the GPU backend)."""
+    if backend == "gpu":
+        import cupy
+        return cupy.full(size, -1, dtype=cupy.int64)
+    return np.full(size, -1, dtype=np.int64)
+
+
 def extend_hits(t_codes, q_codes, hit_q, hit_t, span, scoring: Scoring, diag_end, backend="cpu"):
     """Extend hits to HSPs and keep those scoring at least ``hspthresh``.
 
@@ -101,7 +109,8 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, scoring: Scoring, diag_end
     scoring : Scoring
     diag_end : ndarray of int64
         Per-diagonal extents, ``len(t_codes) + len(q_codes) + 1`` entries,
-        initialised to -1 and carried from one batch of hits to the next.
+        initialised to -1 and carried from one batch of hits to the next
+        (see :func:`new_diag_end`; a CuPy array stays on the device).
 
     Returns
     -------

@@ -8,7 +8,7 @@ import pytest
 from gpukernels.backend import gpu_available
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = pathlib.Path(os.environ.get("AVA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 DATA = ROOT / "tests" / "data"
 
 

@@ -30,8 +30,8 @@ DATA = pathlib.Path(os.environ.get("AVA_SHARED_DATA", ROOT.parent / "shared" / "
 CACHE = pathlib.Path(os.environ.get("AVA_CPU_PAF_CACHE", ROOT / ".carry" / "cpu_paf"))
 
 #: sources whose change can change the CPU PAF
-_SOURCES = ["cpu/seeds.py", "cpu/ungapped.py", "cpu/gapped.py", "seeds.py", "ungapped.py", "gapped.py",
-            "scoring.py", "genome.py", "alignments.py", "formats/paf.py", "formats/common.py"]
+_SOURCES = ["cpu/seeds.py", "cpu/ungapped.py", "cpu/gapped.py", "scoring.py", "genome.py", "alignments.py",
+            "formats/paf.py", "formats/common.py"]
 
 #: the parity pairs of issue 3 (target, query), relative to the data folder
 PAIRS = {
@@ -40,8 +40,11 @@ PAIRS = {
     "ecoli": ("bacteria/E.Coli_MG1655-K12.fa.gz", "bacteria/E.Coli_DH1.fa.gz"),
     "vcholerae": ("bacteria/V.Cholerae_H1.fa.gz", "bacteria/V.Cholerae_O395.fa.gz"),
 }
-#: the Zymoseptoria chromosome pair: (file, record) for target and query
-ZYMO = (("fungi/Ztritici_IPO323.fa.gz", "chr_14"), ("fungi/Ztritici_A26b.fa.gz", "scaffold536"))
+#: the Zymoseptoria chromosome pair: (file, record, start, end) for target and query. A26b is
+#: in scaffolds: scaffold536 (676 kb) is homologous to chr_2:2.22-2.92 Mb of IPO323 (minimap2
+#: asm20), so the target is that stretch of chr_2 cut with Genome.piece
+ZYMO = (("fungi/Ztritici_IPO323.fa.gz", "chr_2", 2_200_000, 2_950_000),
+        ("fungi/Ztritici_A26b.fa.gz", "scaffold536", 0, None))
 
 
 def _digest(path):
@@ -52,30 +55,34 @@ def _digest(path):
     return h.hexdigest()
 
 
-def code_digest():
-    """Hash of the sources that decide the CPU output."""
+def code_digest(read=None):
+    """Hash of the sources that decide the CPU output (``read(rel)`` gives a source's bytes)."""
     h = hashlib.sha256()
     for rel in _SOURCES:
-        p = ROOT / "gpukernels" / rel
-        if p.exists():
+        if read is None:
+            p = ROOT / "gpukernels" / rel
+            data = p.read_bytes() if p.exists() else None
+        else:
+            data = read(rel)
+        if data is not None:
             h.update(rel.encode())
-            h.update(p.read_bytes())
+            h.update(data)
     return h.hexdigest()
 
 
-def cache_key(target, query, args):
+def cache_key(target, query, args, digest=None):
     """Key of one CPU run: inputs' bytes, arguments, code."""
     h = hashlib.sha256()
     h.update(_digest(target).encode())
     h.update(_digest(query).encode())
     h.update(" ".join(args).encode())
-    h.update(code_digest().encode())
+    h.update((digest or code_digest()).encode())
     return h.hexdigest()[:24]
 
 
 def run_ava(target, query, out, backend, args=(), env=None):
     """Run ``ava align`` in a fresh process; return its stderr."""
-    cmd = [sys.executable, "-m", "gpukernels.cli", "align", str(target), str(query), "-o", str(out),
+    cmd = [sys.executable, "-m", "gpukernels.cli", "-v", "align", str(target), str(query), "-o", str(out),
            "--backend", backend, *args]
     e = dict(os.environ, **(env or {}))
     e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
@@ -106,12 +113,15 @@ def cpu_paf(target, query, args=(), workdir=None):
     return data
 
 
-def write_record(src, record, dst):
-    """Write one record of ``src`` (soft-mask kept, other IUPAC codes as N) to FASTA ``dst``."""
+def write_record(src, record, dst, start=0, end=None):
+    """Write ``record[start:end]`` of ``src`` (soft-mask kept, other IUPAC codes as N) to FASTA ``dst``."""
     from gpukernels.genome import read_fasta
     g = read_fasta(src)
     k = g.names.index(record)
-    piece = g.piece([(k, 0, int(g.sizes[k]))])
+    end = int(g.sizes[k]) if end is None else end
+    piece = g.piece([(k, start, end)])
+    if (start, end) != (0, int(g.sizes[k])):
+        record = f"{record}:{start}-{end}"
     codes, mask = piece.codes, piece.softmask
     up = np.frombuffer(b"ACGTN", dtype=np.uint8)[codes]
     low = np.frombuffer(b"acgtn", dtype=np.uint8)[codes]
@@ -125,9 +135,9 @@ def write_record(src, record, dst):
 
 def zymo_files(workdir):
     """The Zymoseptoria chromosome pair as two FASTA files in ``workdir``."""
-    (tf, tr), (qf, qr) = ZYMO
-    t = write_record(DATA / tf, tr, pathlib.Path(workdir) / f"{tr}.fa")
-    q = write_record(DATA / qf, qr, pathlib.Path(workdir) / f"{qr}.fa")
+    (tf, tr, ts, te), (qf, qr, qs, qe) = ZYMO
+    t = write_record(DATA / tf, tr, pathlib.Path(workdir) / f"{tr}.fa", ts, te)
+    q = write_record(DATA / qf, qr, pathlib.Path(workdir) / f"{qr}.fa", qs, qe)
     return t, q
 
 

@@ -137,14 +137,14 @@ extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsi
             if (src == 0 && h > dbest) { dbest = h; dbi = i; }
         }
         // warp reductions: live range, best substitution cell (ties: smaller i)
-        for (int o = 16; o > 0; o >>= 1) {
-            int a = __shfl_xor_sync(FULL, nlo, o);
-            int b = __shfl_xor_sync(FULL, nhi, o);
-            int c = __shfl_xor_sync(FULL, dbest, o);
-            int di = __shfl_xor_sync(FULL, dbi, o);
-            if (a < nlo) nlo = a;
-            if (b > nhi) nhi = b;
-            if (c > dbest || (c == dbest && di >= 0 && (dbi < 0 || di < dbi))) { dbest = c; dbi = di; }
+        nlo = __reduce_min_sync(FULL, nlo);
+        nhi = __reduce_max_sync(FULL, nhi);
+        {
+            int m = __reduce_max_sync(FULL, dbest);
+            unsigned mine = (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu;
+            unsigned at = __reduce_min_sync(FULL, mine);
+            dbest = m;
+            dbi = at == 0xffffffffu ? -1 : (int)at;
         }
         __syncwarp();
         cells += hi - lo;

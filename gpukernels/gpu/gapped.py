@@ -36,6 +36,8 @@ moment: the same result, at CPU speed. The counts are in :data:`LAST_STATS`.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import njit
 
@@ -628,11 +630,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     flags = np.zeros(4 * width + 1, dtype=np.int8)
     table = np.zeros(1 << max(12, int(np.ceil(np.log2(8 * width)))), dtype=np.int64)
     long_rec = (t_hi - t_lo > _MAXLEN) | (q_hi - q_lo > _MAXLEN)
-    stats = dict(waves=0, computed=0, executed=0, cpu_sides=0, cpu_anchors=0, stops=0, band_retries=0,
-                 launches=0, exec_batches=0)
+    stats = dict(waves=0, computed=0, executed=0, cpu_anchors=0, stops=0, band_retries=0, launches=0,
+                 exec_batches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0,
+                 walls_s=0.0, max_task_cells=0)
     cpu_scratch = {}
     pos = 0
+    clock = time.perf_counter
     while pos < n:
+        c0 = clock()
         end = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, 4 * width, flags, table)
         wflags = flags[:end - pos]
         comp = np.flatnonzero(wflags == 1) + pos
@@ -640,13 +645,17 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         comp_pos[comp - pos] = np.arange(len(comp))
         stats["waves"] += 1
         stats["computed"] += len(comp)
+        stats["form_s"] += clock() - c0
         cpu_flag = long_rec[comp].copy()
         gpu_comp = np.flatnonzero(~cpu_flag)
         res = np.zeros((2 * len(comp), 10), dtype=np.int64)
         band = np.zeros(2 * len(comp), dtype=np.int64)
         if len(gpu_comp):
             tasks = _tasks_of(comp[gpu_comp], anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
+            c0 = clock()
             r, b = runner.inspect(tasks)
+            stats["inspect_s"] += clock() - c0
+            stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
             rows = np.empty(2 * len(gpu_comp), dtype=np.int64)
             rows[0::2] = 2 * gpu_comp
             rows[1::2] = 2 * gpu_comp + 1
@@ -688,8 +697,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                       self_barrier)
                     side = run_rows % 2
                     tasks = tasks[np.arange(len(run_rows)) * 2 + side]
+                    c0 = clock()
                     tb, tb_lo, tb_off = runner.execute(tasks, band[run_rows], ds, tbb, adb, int(cab.sum()),
                                                        int((ds + 1).sum()))
+                    c1 = clock()
+                    stats["execute_s"] += c1 - c0
                     pieces = []
                     for x, row in enumerate(run_rows):
                         tk = tasks[x]
@@ -698,6 +710,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                         pieces.append(o)
                         ops_len[row] = len(o)
                     ops_buf = np.concatenate(pieces) if pieces else ops_buf
+                    stats["traceback_s"] += clock() - c1
                     # pieces are in run_rows order, which is increasing: offsets follow
                 ops_off[1:] = np.cumsum(ops_len)
                 execd[sel] = True
@@ -705,6 +718,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         # walk
         k_wave = int(cnt[0])
         a = pos
+        c0 = clock()
         while True:
             stop, reason, ops_all, runs, ents = _walk(
                 a, end, pos, flags, comp_pos, execd, cpu_flag, res, ops_buf, ops_off, anchor_q, anchor_t, t, q,
@@ -720,10 +734,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             a = stop + 1
         if reason == 1:
             stats["stops"] += 1
+        stats["walk_s"] += clock() - c0
+        c0 = clock()
         # walls of the alignments kept in this wave go to the device
         if cnt[0] > k_wave:
             rows = np.concatenate([np.arange(K[k, 0], K[k, 1] + 1) for k in range(k_wave, int(cnt[0]))])
             runner.set_walls(walls, np.unique(rows))
+        stats["walls_s"] += clock() - c0
         pos = stop
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)

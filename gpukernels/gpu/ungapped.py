@@ -58,6 +58,8 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, g
         hq = hit_q[lo:hi] if isinstance(hit_q, cp.ndarray) else cp.asarray(np.asarray(hit_q[lo:hi], np.int64))
         ht = hit_t[lo:hi] if isinstance(hit_t, cp.ndarray) else cp.asarray(np.asarray(hit_t[lo:hi], np.int64))
         m = hi - lo
+        if m == 0:
+            continue
         dkey = ht - hq
         perm = cp.argsort(dkey)                     # stable: query order kept per diagonal
         sk = dkey[perm]

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The one script run on the GPU machine (issue 3): GPU tests, the engine benchmark on E. coli
+# MG1655 x DH1, the CPU peers (LASTZ 1 core, LASTZ all cores, minimap2 asm20), then the workflow
+# and WFA benchmarks when present. Prints a short table last; logs go to $OUT (or ./device-out).
+#
+#   bash bench/device.sh [PART...]      PART: tests bench peers others (default: all four)
+#
+# Carried (run's carry list [".carry", ".whl"]):
+#   .carry/data/{bacteria,fungi}/*.fa.gz   genomes (AVA_SHARED_DATA points here)
+#   .carry/cpu_paf/*.paf.gz                CPU reference PAFs keyed by content (tests/gpu_reference.py)
+#   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
+#   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
+# Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS.
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+OUT="${OUT:-$ROOT/device-out}"
+mkdir -p "$OUT"
+PARTS="${*:-tests bench peers others}"
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+T_TESTS=${T_TESTS:-300}; T_BENCH=${T_BENCH:-120}; T_LASTZ1=${T_LASTZ1:-420}; T_PEERS=${T_PEERS:-200}
+T_OTHERS=${T_OTHERS:-120}
+export PYTHONUNBUFFERED=1
+export AVA_SHARED_DATA="${AVA_SHARED_DATA:-$ROOT/.carry/data}"
+export AVA_CPU_PAF_CACHE="${AVA_CPU_PAF_CACHE:-$ROOT/.carry/cpu_paf}"
+export PATH="$ROOT/.carry/bin:$PATH"
+if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+        .whl/*.whl >"$OUT/pip.log" 2>&1 && export PYTHONPATH="/tmp/site" PATH="/tmp/site/bin:$PATH"
+fi
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+NCPU=$(nproc)
+BAC="$AVA_SHARED_DATA/bacteria"
+T="$BAC/E.Coli_MG1655-K12.fa.gz"; Q="$BAC/E.Coli_DH1.fa.gz"
+WORK="$(mktemp -d /tmp/ava-device.XXXXXX)"
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc;
+  python3 -c 'import cupy, numba, numpy; print("cupy", cupy.__version__, "numba", numba.__version__, "numpy", numpy.__version__)'; } \
+    >"$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+now() { date +%s.%N; }
+secs() { python3 -c "print(f'{$2 - $1:.2f}')"; }
+
+# LASTZ on one core runs beside the GPU tests (they use the GPU and one core)
+LZ1_PID=""
+if has peers; then
+    zcat "$T" >"$WORK/t.fa"; zcat "$Q" >"$WORK/q.fa"
+    ( s=$(now); timeout "$T_LASTZ1" lastz "$WORK/t.fa" "$WORK/q.fa" --format=general >"$WORK/lz1.out" 2>"$WORK/lz1.err";
+      rc=$?; e=$(now); echo "$rc $(secs "$s" "$e")" >"$WORK/lz1.time" ) &
+    LZ1_PID=$!
+fi
+
+if has tests; then
+    echo "== pytest -m gpu"
+    s=$(now)
+    timeout "$T_TESTS" python3 -m pytest -q -m gpu -rs -s --timeout="${T_TEST_EACH:-150}" tests/ -p no:cacheprovider \
+        >"$OUT/pytest.log" 2>&1
+    echo "pytest rc=$? in $(secs "$s" "$(now)") s" | tee -a "$OUT/pytest.log"
+    grep -E "passed|failed|error|startup:|alignments, gpu run|^FAILED|^ERROR" "$OUT/pytest.log" | tail -25
+fi
+
+if has bench; then
+    echo "== engine bench (E. coli)"
+    timeout "$T_BENCH" python3 bench/engine_bench.py "$T" "$Q" --repeats 3 --json "$OUT/engine.json" \
+        >"$OUT/engine.log" 2>&1
+    echo "engine bench rc=$?" >>"$OUT/engine.log"
+    cat "$OUT/engine.log" | tail -20
+fi
+
+if has peers; then
+    echo "== peers on $NCPU cores"
+    # LASTZ on all cores: one query piece per core, overlapping by 10 kb
+    python3 - "$WORK/q.fa" "$NCPU" "$WORK" <<'EOF'
+import sys
+path, n, work = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+name, seq = None, []
+recs = []
+for line in open(path):
+    if line.startswith(">"):
+        if name: recs.append((name, "".join(seq)))
+        name, seq = line[1:].split()[0], []
+    else:
+        seq.append(line.strip())
+recs.append((name, "".join(seq)))
+total = sum(len(s) for _, s in recs)
+size = -(-total // n)
+k = 0
+for name, s in recs:
+    for lo in range(0, len(s), size):
+        hi = min(len(s), lo + size + 10_000)
+        with open(f"{work}/piece{k}.fa", "w") as fh:
+            fh.write(f">{name}_{lo}\n{s[lo:hi]}\n")
+        k += 1
+print(k)
+EOF
+    s=$(now)
+    for f in "$WORK"/piece*.fa; do
+        timeout "$T_PEERS" lastz "$WORK/t.fa" "$f" --format=general >"$f.out" 2>/dev/null &
+    done
+    wait $(jobs -p | grep -v "^${LZ1_PID}$") 2>/dev/null
+    LZN=$(secs "$s" "$(now)")
+    s=$(now)
+    timeout "$T_PEERS" minimap2 -x asm20 -t "$NCPU" "$T" "$Q" >"$WORK/mm2.paf" 2>"$OUT/minimap2.log"
+    MM2=$(secs "$s" "$(now)")
+    if [ -n "$LZ1_PID" ]; then wait "$LZ1_PID"; fi
+    read LZ1_RC LZ1 <"$WORK/lz1.time"
+    [ "$LZ1_RC" = 0 ] || LZ1=">$T_LASTZ1 (rc $LZ1_RC)"
+    {
+        echo "lastz_1core_s $LZ1"; echo "lastz_${NCPU}cores_s $LZN"; echo "minimap2_${NCPU}t_s $MM2"
+        echo "lastz_1core_alignments $(grep -vc '^#' "$WORK/lz1.out" 2>/dev/null)"
+        echo "lastz_pieces_alignments $(cat "$WORK"/piece*.fa.out | grep -vc '^#')"
+        echo "minimap2_alignments $(wc -l <"$WORK/mm2.paf")"
+    } | tee "$OUT/peers.txt"
+fi
+
+if has others; then
+    if [ -f bench/workflow_bench.sh ]; then
+        echo "== workflow bench"
+        timeout "$T_OTHERS" bash bench/workflow_bench.sh "$BAC" gpu >"$OUT/workflow.log" 2>&1
+        echo "rc=$?" >>"$OUT/workflow.log"; tail -3 "$OUT/workflow.log"
+    fi
+    if [ -f bench/wfa_bench.py ]; then
+        echo "== wfa bench"
+        timeout "$T_OTHERS" python3 bench/wfa_bench.py --backend gpu >"$OUT/wfa.log" 2>&1
+        echo "rc=$?" >>"$OUT/wfa.log"; tail -3 "$OUT/wfa.log"
+    fi
+fi
+
+echo "== summary"
+python3 - "$OUT" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+rows = []
+try:
+    e = json.load(open(os.path.join(out, "engine.json")))
+    rows.append(("device", e["device"]))
+    rows.append(("E. coli pair, GPU, per pair (s)", f"{e['pair_s']:.3f}"))
+    for k, v in e["stages_s"].items():
+        rows.append((f"  {k} (s)", f"{v:.4f}"))
+    rows.append(("seed hits / HSPs / alignments", f"{e['seed_hits']:,} / {e['hsps']:,} / {e['alignments']:,}"))
+    rows.append(("gapped DP cells/s", f"{(e['dp_cells_per_s'] or 0):.3e}"))
+except Exception as exc:
+    e = None
+    rows.append(("engine bench", f"missing ({exc.__class__.__name__})"))
+peers = {}
+try:
+    for line in open(os.path.join(out, "peers.txt")):
+        k, v = line.split(" ", 1)
+        peers[k] = v.strip()
+except OSError:
+    pass
+for k, v in peers.items():
+    rows.append((k, v))
+    if e and k.endswith("_s"):
+        try:
+            rows.append((f"  ratio {k} / GPU", f"{float(v) / e['pair_s']:.1f}x"))
+        except ValueError:
+            pass
+w = max(len(r[0]) for r in rows)
+print("| what | value |\n|---|---|")
+for k, v in rows:
+    print(f"| {k} | {v} |")
+EOF

@@ -1,0 +1,165 @@
+"""GPU backend (issue 3): each stage equals its CPU twin, and ``ava align`` PAF is byte-identical.
+
+All tests need a CUDA GPU (``gpu`` mark; skipped without one). The genomes
+come from ``$AVA_SHARED_DATA`` (default ``../shared/data``); the CPU
+reference PAFs from ``tests/gpu_reference.py`` (cached by content).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import time
+
+import numpy as np
+import pytest
+
+import gpu_reference as ref
+from gpukernels import seeds, ungapped
+from gpukernels.cpu import gapped as cpu_gapped
+from gpukernels.engine import AlignOptions, seeds_rc
+from gpukernels.genome import read_fasta
+
+pytestmark = [pytest.mark.gpu]
+shared = pytest.mark.skipif(not ref.DATA.is_dir(), reason=f"{ref.DATA} is absent")
+
+
+def _host(a):
+    import cupy
+    return cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else np.asarray(a)
+
+
+@pytest.fixture(scope="module")
+def saureus():
+    """400 kb of S. aureus COL and N315 (their first records)."""
+    t = read_fasta(ref.DATA / "bacteria/S.Aureus_COL.fa.gz")
+    q = read_fasta(ref.DATA / "bacteria/S.Aureus_N315.fa.gz")
+    return t.piece([(0, 0, 400_000)]), q.piece([(0, 0, 400_000)])
+
+
+@shared
+@pytest.mark.shared
+def test_seed_stage_equals_cpu(saureus):
+    t, q = saureus
+    seed = seeds.parse_seed()
+    for codes in (t.seed_codes(), q.seed_codes()):
+        assert np.array_equal(_host(seeds.seed_keys(codes, seed, "gpu")), seeds.seed_keys(codes, seed, "cpu"))
+    ci = seeds.build_index(t.seed_codes(), seed, "cpu")
+    gi = seeds.build_index(t.seed_codes(), seed, "gpu")
+    for f in ("sorted_keys", "sorted_pos", "bucket"):
+        assert np.array_equal(_host(getattr(gi, f)), getattr(ci, f)), f
+    assert gi.shift == ci.shift
+    from gpukernels.gpu import seeds as gs
+    for reverse in (False, True):
+        qs = seeds_rc(q.seed_codes()) if reverse else q.seed_codes()
+        qk = seeds.seed_keys(qs, seed, "cpu")
+        for transition in (True, False):
+            for self_mode in (0, 1, 2):
+                c = seeds.find_hits(ci, qk, 1000, 300_000, transition, self_mode, "cpu")
+                g = gs.find_hits(gi, qk, 1000, 300_000, transition, self_mode)
+                assert np.array_equal(g[0], c[0]) and np.array_equal(g[1], c[1])
+        # a budget that splits the lookup into many launches gives the same hits
+        g = gs.find_hits(gi, qk, 0, len(qk), True, 0, gpu_mem=1 << 16)
+        c = seeds.find_hits(ci, qk, 0, len(qk), True, 0, "cpu")
+        assert np.array_equal(g[0], c[0]) and np.array_equal(g[1], c[1])
+        assert len(c[0]) > 100_000
+
+
+@shared
+@pytest.mark.shared
+@pytest.mark.parametrize("gpu_mem", [None, 1 << 18])
+def test_ungapped_stage_equals_cpu(saureus, gpu_mem):
+    from gpukernels.cpu import ungapped as cu
+    from gpukernels.gpu import ungapped as gu
+    t, q = saureus
+    opts = AlignOptions()
+    seed = seeds.parse_seed()
+    mm = ungapped.masked_matrix(opts.scoring.matrix)
+    index = seeds.build_index(t.seed_codes(), seed, "cpu")
+    for reverse in (False, True):
+        qs = seeds_rc(q.seed_codes()) if reverse else q.seed_codes()
+        qk = seeds.seed_keys(qs, seed, "cpu")
+        de_c = np.full(len(t.codes) + len(qs) + 1, -1, dtype=np.int64)
+        de_g = de_c.copy()
+        for lo in range(0, len(qs), 150_000):          # batches carry the diagonal extents
+            hq, ht = seeds.find_hits(index, qk, lo, min(lo + 150_000, len(qs)), True, 0, "cpu")
+            c = cu.extend_hits(t.seed_codes(), qs, hq, ht, seed.span, mm, opts.scoring.xdrop, de_c)
+            g = gu.extend_hits(t.seed_codes(), qs, hq, ht, seed.span, mm, opts.scoring.xdrop, de_g,
+                               gpu_mem=gpu_mem)
+            for a, b in zip(g, c):
+                assert np.array_equal(a, b)
+            assert np.array_equal(de_g, de_c)
+
+
+@shared
+@pytest.mark.shared
+@pytest.mark.parametrize("wave, gpu_mem", [(None, None), (16, 1 << 20)])
+def test_gapped_stage_equals_cpu(saureus, wave, gpu_mem):
+    from test_gpu_gapped_waves import strand_inputs
+    from gpukernels.gpu import gapped as gg
+    t, q = saureus
+    for reverse in (False, True):
+        args = strand_inputs(t, q, reverse)
+        c = cpu_gapped.extend_anchors(*args)
+        g = gg.extend_anchors(*args, gpu_mem=gpu_mem, wave=wave)
+        assert len(g) == len(c)
+        for a, b in zip(g, c):
+            assert np.array_equal(a, b)
+        print("gapped", reverse, wave, gpu_mem, gg.LAST_STATS)
+
+
+def _parity(name, t, q, tmp_path, args=(), env=None):
+    expected = ref.cpu_paf(t, q, args, workdir=tmp_path)
+    out = tmp_path / f"{name}.gpu.paf"
+    clock = time.perf_counter()
+    log = ref.run_ava(t, q, out, "gpu", list(args), env=env)
+    seconds = time.perf_counter() - clock
+    got = out.read_bytes()
+    print(f"{name}: {len(got.splitlines())} alignments, gpu run {seconds:.1f} s\n{log[-1500:]}")
+    assert got == expected
+    assert len(got) > 0
+
+
+@shared
+@pytest.mark.shared
+@pytest.mark.parametrize("name", list(ref.PAIRS))
+def test_cli_paf_identical(name, tmp_path):
+    t, q = (ref.DATA / p for p in ref.PAIRS[name])
+    _parity(name, t, q, tmp_path)
+
+
+@shared
+@pytest.mark.shared
+def test_cli_paf_identical_zymoseptoria(tmp_path):
+    t, q = ref.zymo_files(tmp_path)
+    _parity("zymo", t, q, tmp_path)
+
+
+@shared
+@pytest.mark.shared
+def test_cli_paf_identical_tiny_budget(tmp_path):
+    """2 MiB of GPU memory: every stage in many small batches, long tracebacks on the CPU."""
+    t, q = (ref.DATA / p for p in ref.PAIRS["hpylori"])
+    expected = ref.cpu_paf(t, q, (), workdir=tmp_path)
+    out = tmp_path / "tiny.gpu.paf"
+    ref.run_ava(t, q, out, "gpu", ["--gpu-mem", str(2 / 1024)])
+    assert out.read_bytes() == expected
+
+
+def test_second_run_does_not_recompile(tmp_path):
+    """A fresh process finds the kernels in CuPy's on-disk cache."""
+    cache = tmp_path / "cupy_cache"
+    env = {"CUPY_CACHE_DIR": str(cache)}
+    t = ref.ROOT / "tests" / "data" / "hpylori_g27_40k.fa.gz"
+    q = ref.ROOT / "tests" / "data" / "hpylori_sjm180_40k.fa.gz"
+    times = []
+    for k in range(2):
+        clock = time.perf_counter()
+        ref.run_ava(t, q, tmp_path / f"run{k}.paf", "gpu", env=env)
+        times.append(time.perf_counter() - clock)
+        files = sorted(p.name for p in cache.rglob("*") if p.is_file())
+        if k == 0:
+            first = files
+    print(f"startup: first run {times[0]:.2f} s (compiles), second {times[1]:.2f} s (cached)")
+    assert first and files == first
+    assert (tmp_path / "run0.paf").read_bytes() == (tmp_path / "run1.paf").read_bytes()
