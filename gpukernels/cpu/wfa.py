@@ -88,25 +88,47 @@ def _pick3(xv, iv, dv):
 
 
 @njit(cache=True)
-def _affine_cell(M, I, D, lo, hi, base, s, k, n, m, x, o, e):
-    """Return (i, iext, d, dext, mpre, msrc) of cell (s, k) before extension."""
-    io = _bump(_get(M, lo, hi, base, s - o - e, k - 1))
-    ie = _bump(_get(I, lo, hi, base, s - e, k - 1))
+def _affine_choice(mo_l, ie_l, mo_r, de_r, xs, k, n, m):
+    """The rules of one gap-affine cell, from its raw neighbours.
+
+    Parameters are ``M[s-o-e, k-1]``, ``I[s-e, k-1]``, ``M[s-o-e, k+1]``,
+    ``D[s-e, k+1]`` and ``M[s-x, k]`` (NULL where absent). Returns
+    ``(i, iext, d, dext, mpre, msrc)``: I and D of the cell, whether each
+    extends a gap, M before extension and its source (0 X, 1 I, 2 D).
+    """
+    io = _bump(mo_l)
+    ie = _bump(ie_l)
     iext = ie >= io
     iv = ie if iext else io
     if iv > m or iv < 0:
         iv = NULL
-    do = _get(M, lo, hi, base, s - o - e, k + 1)
-    de = _get(D, lo, hi, base, s - e, k + 1)
-    dext = de >= do
-    dv = de if dext else do
+    dext = de_r >= mo_r
+    dv = de_r if dext else mo_r
     if dv < 0 or dv - k > n:
         dv = NULL
-    xv = _mismatch(_get(M, lo, hi, base, s - x, k), k, n, m)
+    xv = _mismatch(xs, k, n, m)
     mv, msrc = _pick3(xv, iv, dv)
     if mv < 0:
         mv = NULL
     return iv, iext, dv, dext, mv, msrc
+
+
+@njit(cache=True)
+def _affine_cell(M, I, D, lo, hi, base, s, k, n, m, x, o, e):
+    """:func:`_affine_choice` of stored cell (s, k) (used by the backtrace)."""
+    return _affine_choice(_get(M, lo, hi, base, s - o - e, k - 1),
+                          _get(I, lo, hi, base, s - e, k - 1),
+                          _get(M, lo, hi, base, s - o - e, k + 1),
+                          _get(D, lo, hi, base, s - e, k + 1),
+                          _get(M, lo, hi, base, s - x, k), k, n, m)
+
+
+@njit(cache=True)
+def _span(lo, hi, base, t):
+    """(lo, hi, base - lo) of stored wavefront ``t``; an empty span for t < 0."""
+    if t < 0:
+        return 1, 0, 0
+    return lo[t], hi[t], base[t] - lo[t]
 
 
 @njit(cache=True)
@@ -150,20 +172,30 @@ def _affine_forward(pat, ps, n, txt, ts, m, x, o, e):
     done = kend == 0 and M[0] == m
     while not done:
         s += 1
-        lo = _grow(lo, s + 1)
-        hi = _grow(hi, s + 1)
-        base = _grow(base, s + 1)
+        if s >= lo.shape[0]:
+            lo = _grow(lo, s + 1)
+            hi = _grow(hi, s + 1)
+            base = _grow(base, s + 1)
         a, b = _affine_range(lo, hi, s, n, m, x, o, e)
         lo[s] = a
         hi[s] = b
         base[s] = used
         if a > b:
             continue
-        M = _grow(M, used + b - a + 1)
-        I = _grow(I, used + b - a + 1)
-        D = _grow(D, used + b - a + 1)
+        if used + b - a + 1 > M.shape[0]:
+            M = _grow(M, used + b - a + 1)
+            I = _grow(I, used + b - a + 1)
+            D = _grow(D, used + b - a + 1)
+        l1, h1, b1 = _span(lo, hi, base, s - o - e)
+        l2, h2, b2 = _span(lo, hi, base, s - e)
+        l3, h3, b3 = _span(lo, hi, base, s - x)
         for k in range(a, b + 1):
-            iv, _ie, dv, _de, mv, _ms = _affine_cell(M, I, D, lo, hi, base, s, k, n, m, x, o, e)
+            mo_l = M[b1 + k - 1] if l1 <= k - 1 <= h1 else NULL
+            mo_r = M[b1 + k + 1] if l1 <= k + 1 <= h1 else NULL
+            ie_l = I[b2 + k - 1] if l2 <= k - 1 <= h2 else NULL
+            de_r = D[b2 + k + 1] if l2 <= k + 1 <= h2 else NULL
+            xs = M[b3 + k] if l3 <= k <= h3 else NULL
+            iv, _ie, dv, _de, mv, _ms = _affine_choice(mo_l, ie_l, mo_r, de_r, xs, k, n, m)
             if mv >= 0:
                 mv = _extend(pat, ps, n, txt, ts, m, mv, k)
             j = used + k - a
@@ -261,17 +293,23 @@ def _edit_forward(pat, ps, n, txt, ts, m):
     done = kend == 0 and M[0] == m
     while not done:
         s += 1
-        lo = _grow(lo, s + 1)
-        hi = _grow(hi, s + 1)
-        base = _grow(base, s + 1)
+        if s >= lo.shape[0]:
+            lo = _grow(lo, s + 1)
+            hi = _grow(hi, s + 1)
+            base = _grow(base, s + 1)
         a = max(lo[s - 1] - 1, -n)
         b = min(hi[s - 1] + 1, m)
         lo[s] = a
         hi[s] = b
         base[s] = used
-        M = _grow(M, used + b - a + 1)
+        if used + b - a + 1 > M.shape[0]:
+            M = _grow(M, used + b - a + 1)
+        l1, h1, b1 = _span(lo, hi, base, s - 1)
         for k in range(a, b + 1):
-            mv, _src = _edit_cell(M, lo, hi, base, s, k, n, m)
+            xs = M[b1 + k] if l1 <= k <= h1 else NULL
+            il = M[b1 + k - 1] if l1 <= k - 1 <= h1 else NULL
+            dr = M[b1 + k + 1] if l1 <= k + 1 <= h1 else NULL
+            mv, _src = _edit_choice(xs, il, dr, k, n, m)
             if mv >= 0:
                 mv = _extend(pat, ps, n, txt, ts, m, mv, k)
             M[used + k - a] = mv
@@ -282,19 +320,29 @@ def _edit_forward(pat, ps, n, txt, ts, m):
 
 
 @njit(cache=True)
-def _edit_cell(M, lo, hi, base, s, k, n, m):
-    """Return (value before extension, source 0/1/2) of edit cell (s, k)."""
-    xv = _mismatch(_get(M, lo, hi, base, s - 1, k), k, n, m)
-    iv = _bump(_get(M, lo, hi, base, s - 1, k - 1))
+def _edit_choice(xs, il, dr, k, n, m):
+    """The rules of one edit cell from ``M[s-1, k]``, ``M[s-1, k-1]``, ``M[s-1, k+1]``.
+
+    Returns (value before extension, source 0 X / 1 I / 2 D).
+    """
+    xv = _mismatch(xs, k, n, m)
+    iv = _bump(il)
     if iv > m:
         iv = NULL
-    dv = _get(M, lo, hi, base, s - 1, k + 1)
+    dv = dr
     if dv - k > n:
         dv = NULL
     mv, src = _pick3(xv, iv, dv)
     if mv < 0:
         mv = NULL
     return mv, src
+
+
+@njit(cache=True)
+def _edit_cell(M, lo, hi, base, s, k, n, m):
+    """:func:`_edit_choice` of stored cell (s, k) (used by the backtrace)."""
+    return _edit_choice(_get(M, lo, hi, base, s - 1, k), _get(M, lo, hi, base, s - 1, k - 1),
+                        _get(M, lo, hi, base, s - 1, k + 1), k, n, m)
 
 
 @njit(cache=True)
