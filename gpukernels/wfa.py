@@ -171,6 +171,29 @@ def simulate_pairs(n_pairs, length, error, seed=0):
     return Sequences(pat, pat_off), Sequences(txt[:txt_off[-1]], txt_off)
 
 
+def penalties_from_scores(match, mismatch, gap_open, gap_extend):
+    """WFA penalties equivalent to a uniform score scheme, for global alignment.
+
+    With a match worth ``match`` (> 0), a mismatch costing ``mismatch`` and a
+    gap of length L costing ``gap_open + gap_extend*L`` (all ≥ 0), every
+    global alignment of an n-base pattern with an m-base text satisfies
+    ``2*score = match*(n + m) - penalty`` under the penalties returned here,
+    so the minimal-penalty alignment is the maximal-score one (the engine's
+    gapped traceback between two fixed end points is such an alignment).
+
+    Returns
+    -------
+    tuple of int
+        ``(x, o, e) = (2*(match + mismatch), 2*gap_open, match + 2*gap_extend)``.
+    """
+    return 2 * (match + mismatch), 2 * gap_open, match + 2 * gap_extend
+
+
+def score_from_penalty(penalty, n, m, match):
+    """The score of :func:`penalties_from_scores`' scheme from a WFA penalty."""
+    return (match * (np.asarray(n) + np.asarray(m)) - np.asarray(penalty)) // 2
+
+
 def parse_penalties(text):
     """``"4,6,2"`` → ``(4, 6, 2)``, checked as by :func:`check_penalties`."""
     try:

@@ -216,6 +216,41 @@ def test_scaled_penalties_scale_scores(pairs):
     assert np.array_equal(a.ops, b.ops)
 
 
+@njit(cache=True)
+def _gotoh_max(p, t, match, mismatch, go, ge):
+    """Maximal global score: +match, -mismatch, gap of length L costs go + ge*L."""
+    n, m = p.shape[0], t.shape[0]
+    ninf = -(1 << 40)
+    H = np.empty(m + 1, np.int64)
+    F = np.full(m + 1, ninf, np.int64)
+    H[0] = 0
+    for j in range(1, m + 1):
+        H[j] = -(go + ge * j)
+    for i in range(1, n + 1):
+        diag = H[0]
+        H[0] = -(go + ge * i)
+        E = ninf
+        for j in range(1, m + 1):
+            F[j] = max(F[j] - ge, H[j] - go - ge)
+            E = max(E - ge, H[j - 1] - go - ge)
+            best = diag + (match if p[i - 1] == t[j - 1] else -mismatch)
+            diag = H[j]
+            H[j] = max(best, max(F[j], E))
+    return H[m]
+
+
+def test_uniform_scores_convert_to_penalties(pairs):
+    """Part 3 groundwork: a match/mismatch/affine score scheme maps onto WFA penalties."""
+    from gpukernels.wfa import penalties_from_scores, score_from_penalty
+    P, T = _head(pairs[0], 400), _head(pairs[1], 400)
+    for scheme in [(1, 1, 2, 1), (100, 100, 400, 30), (2, 3, 0, 1)]:
+        res = wfa(P, T, penalties=penalties_from_scores(*scheme), backend="cpu")
+        got = score_from_penalty(res.scores, P.lengths, T.lengths, scheme[0])
+        want = [_gotoh_max(P.codes[P.offsets[i]:P.offsets[i + 1]],
+                           T.codes[T.offsets[i]:T.offsets[i + 1]], *scheme) for i in range(len(P))]
+        assert got.tolist() == want
+
+
 # ---------------------------------------------------------------- small cases
 
 def test_small_cases_by_hand():
