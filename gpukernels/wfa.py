@@ -30,6 +30,8 @@ log = logging.getLogger("gpukernels")
 DEFAULT_PENALTIES = (4, 6, 2)
 EWFA_MAX_LEN = 1024
 """Longest sequence (either side) that the shared-memory eWFA kernel takes."""
+MAX_LENGTH = 1 << 28
+"""Longest sequence accepted (offsets and the NULL marker are 32-bit)."""
 SHARED_SEQ_BYTES = 40 * 1024
 """Shared memory the general kernels may use to stage a pair (about 80 kbp a side)."""
 
@@ -244,7 +246,8 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
         block), ``max_pool`` (cap on every pass; forces the CPU rescue),
         ``mem_fraction`` (of free GPU memory), ``ewfa_k`` (eWFA diagonal
         bound), ``ewfa_pool``, ``ewfa_threads``, ``no_ewfa``, ``blocks_per_sm``,
-        ``global_seqs`` (read sequences from global memory).
+        ``global_seqs`` (read sequences from global memory), ``chunk_pairs``
+        and ``chunk_bases`` (pairs per GPU batch, default 2 M and 600 M bases).
         Results never depend on them.
 
     Returns
@@ -265,12 +268,46 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
         empty = np.zeros(1, np.int64)
         return WFAResult(np.zeros(0, np.int64), None if score_only else np.zeros(0, np.uint8),
                          None if score_only else empty)
+    longest = int(max(patterns.lengths.max(), texts.lengths.max()))
+    if longest > MAX_LENGTH:
+        raise InputError(f"a sequence of {longest} bases; at most {MAX_LENGTH} are supported")
     if which == "gpu":
-        result = _gpu_align(patterns, texts, pen, edit, not score_only, timing, tuning)
+        result = _gpu_chunks(patterns, texts, pen, edit, not score_only, timing, dict(tuning or {}))
     else:
         result = _cpu_align(patterns, texts, pen, edit, not score_only)
     result.scores *= g
     return result
+
+
+def _slice(S, a, b):
+    """Sequences ``a:b`` of ``S`` (sharing its codes)."""
+    return Sequences(S.codes, S.offsets[a:b + 1])
+
+
+def _gpu_chunks(P, T, pen, edit, cigar, timing, tuning):
+    """GPU path in chunks of at most ``chunk_pairs`` pairs and ``chunk_bases`` bases."""
+    max_pairs = int(tuning.get("chunk_pairs", 2_000_000))
+    max_bases = int(tuning.get("chunk_bases", 600_000_000))
+    bases = np.cumsum(P.lengths + T.lengths)
+    parts, a = [], 0
+    while a < len(P):
+        limit = (bases[a - 1] if a else 0) + max_bases
+        b = min(len(P), a + max_pairs, max(a + 1, int(np.searchsorted(bases, limit, "right"))))
+        t = {} if timing is not None else None
+        parts.append(_gpu_align(_slice(P, a, b), _slice(T, a, b), pen, edit, cigar, t, tuning))
+        if t is not None:
+            timing["gpu_ms"] = timing.get("gpu_ms", 0.0) + t["gpu_ms"]
+            timing["rescued"] = timing.get("rescued", 0) + t["rescued"]
+        a = b
+    if len(parts) == 1:
+        return parts[0]
+    scores = np.concatenate([r.scores for r in parts])
+    if not cigar:
+        return WFAResult(scores)
+    lengths = np.concatenate([np.diff(r.op_offsets) for r in parts])
+    off = np.zeros(len(scores) + 1, np.int64)
+    np.cumsum(lengths, out=off[1:])
+    return WFAResult(scores, np.concatenate([r.ops for r in parts]), off)
 
 
 # ---------------------------------------------------------------- CPU

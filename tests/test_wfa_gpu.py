@@ -64,6 +64,8 @@ def _head(S, n):
     (True, {"ewfa_threads": 32}),
     (False, {"global_seqs": True}),              # sequences read from global memory
     (True, {"no_ewfa": True, "global_seqs": True, "threads": 64}),
+    (False, {"chunk_pairs": 333}),               # several GPU batches
+    (True, {"chunk_bases": 5000}),
 ])
 def test_gpu_rescue_paths_give_same_result(pairs, edit, tuning):
     P, T = _head(pairs[0], 2000), _head(pairs[1], 2000)
