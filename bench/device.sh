@@ -10,7 +10,7 @@
 #   .carry/cpu_paf/*.paf.gz                CPU reference PAFs keyed by content (tests/gpu_reference.py)
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
 #   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
-# Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS.
+# Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -52,7 +52,8 @@ fi
 if has tests; then
     echo "== pytest -m gpu"
     s=$(now)
-    timeout "$T_TESTS" python3 -m pytest -q -m gpu -rs -s --timeout="${T_TEST_EACH:-150}" tests/ -p no:cacheprovider \
+    timeout "$T_TESTS" python3 -m pytest -q -m gpu -rs -s --timeout="${T_TEST_EACH:-150}" ${PYTEST_K:+-k "$PYTEST_K"} \
+        tests/ -p no:cacheprovider \
         >"$OUT/pytest.log" 2>&1
     echo "pytest rc=$? in $(secs "$s" "$(now)") s" | tee -a "$OUT/pytest.log"
     grep -E "passed|failed|error|startup:|alignments, gpu run|^FAILED|^ERROR" "$OUT/pytest.log" | tail -25
