@@ -17,7 +17,7 @@ cells). Rules, shared with the CUDA kernel:
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 NEG = -(1 << 29)
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
@@ -144,14 +144,19 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         # the target) are the edges; the interior is one branch-free loop.
         i_in = lo if lo >= 1 else 1
         i_out = hi if hi <= d else d
-        tofs = T0 - d
-        for i in range(i_in, i_out):
-            sub = Hd2[i - 1] + flat[8 * tA[tofs + i] + qA[Q0 + i]]
+        # unsigned indices: numba then skips its negative-index wraparound
+        # tests, which costs more than the cell arithmetic itself
+        tofs = uint64(T0 - d)
+        q0u = uint64(Q0)
+        one = uint64(1)
+        tbo = uint64(ntb - lo)
+        for i in range(uint64(i_in), uint64(i_out)):
+            sub = Hd2[i - one] + flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
             e_open = Hd1[i] - goe
             e_ext = Ed1[i] - gap_ext
             e = max(e_open, e_ext)
-            f_open = Hd1[i - 1] - goe
-            f_ext = Fd1[i - 1] - gap_ext
+            f_open = Hd1[i - one] - goe
+            f_ext = Fd1[i - one] - gap_ext
             f = max(f_open, f_ext)
             h = max(sub, max(e, f))
             src = 0 if h == sub else (1 if h == e else 2)
@@ -159,7 +164,7 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             Hd[i] = h if alive else NEG
             Ed[i] = e if alive else NEG
             Fd[i] = f if alive else NEG
-            tb[ntb + i - lo] = src | (4 if e_ext > e_open else 0) | (8 if f_ext > f_open else 0)
+            tb[tbo + i] = src | (4 if e_ext > e_open else 0) | (8 if f_ext > f_open else 0)
         if lo == 0:
             # cell (0, d): a gap in the query from (0, d - 1)
             e_open = Hd1[0] - goe
@@ -186,34 +191,37 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             Hd[ib] = NEG
             Ed[ib] = NEG
             Fd[ib] = NEG
-        lt = wt0 + wdir * (d - lo)
-        for i in range(lo, hi):
-            if walls[lt, 0, 1] != 0 and Hd[i] > NEG:
-                lq = wq0 + wdir * i
-                for k in range(walls.shape[1]):
-                    whi = walls[lt, k, 1]
-                    if whi == 0:
-                        break
-                    if walls[lt, k, 0] <= lq and lq < whi:
-                        Hd[i] = NEG
-                        Ed[i] = NEG
-                        Fd[i] = NEG
-                        break
-            lt -= wdir
-        # live range and the best substitution-ending cell of d
+        # one pass: walls of earlier alignments, live range, best substitution-ending cell
+        lt = uint64(wt0 + wdir * (d - lo))
+        step = uint64(wdir)
         nlo = hi
         nhi = lo
         dbest = NEG
         dbi = -1
-        for i in range(lo, hi):
-            h = Hd[i]
+        for iu in range(uint64(lo), uint64(hi)):
+            h = Hd[iu]
             if h > NEG:
-                if i < nlo:
-                    nlo = i
-                nhi = i + 1
-                if h > dbest and (tb[ntb + i - lo] & 3) == 0:
-                    dbest = h
-                    dbi = i
+                if walls[lt, 0, 1] != 0:
+                    lq = wq0 + wdir * np.int64(iu)
+                    for k in range(walls.shape[1]):
+                        whi = walls[lt, k, 1]
+                        if whi == 0:
+                            break
+                        if walls[lt, k, 0] <= lq and lq < whi:
+                            h = NEG
+                            Hd[iu] = NEG
+                            Ed[iu] = NEG
+                            Fd[iu] = NEG
+                            break
+                if h > NEG:
+                    i = np.int64(iu)
+                    if i < nlo:
+                        nlo = i
+                    nhi = i + 1
+                    if h > dbest and (tb[tbo + iu] & 3) == 0:
+                        dbest = h
+                        dbi = i
+            lt -= step
         # sentinels just outside the computed range of d
         if lo >= 1:
             Hd[lo - 1] = NEG
