@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import gapped, seeds, ungapped
+from . import fmindex, gapped, gecko, seedhit, seeds, ungapped
 from .alignments import Alignments
 from .backend import resolve_backend
 from .errors import InputError
@@ -43,6 +43,19 @@ class AlignOptions:
         Target and query are the same genome: skip the trivial diagonal and
         report each mirror pair once.
     scoring : Scoring
+    preset : {"lastz", "gecko"}
+        ``gecko``: exact ``kmer``-mers, GECKO's ungapped fragments kept at
+        ``min_identity`` percent, no gapped stage (see :mod:`gpukernels.gecko`).
+    seeding : {"spaced", "fmindex"}
+        ``fmindex``: words of ``seed_length`` letters found within Hamming
+        ``mismatches`` by an FM-index of the target, words over ``occ_cap``
+        occurrences dropped (see :mod:`gpukernels.fmindex`); ``fm_index_path``
+        reuses a saved index of the same target.
+    seed_filter : bool
+        Drop isolated seed hits before ungapped extension (:mod:`gpukernels.seedhit`).
+    screen_min_identity : float or None
+        Skip the pair when b-mer hit counts show no query window can reach
+        this identity (percent; :func:`gpukernels.seedhit.screen_units`).
     """
 
     strand: str = "both"
@@ -51,6 +64,16 @@ class AlignOptions:
     transition: bool = True
     self_mode: bool = False
     scoring: Scoring = field(default_factory=lastz_scoring)
+    preset: str = "lastz"
+    kmer: int = 32
+    min_identity: float = 80.0
+    seeding: str = "spaced"
+    seed_length: int = 20
+    mismatches: int = 0
+    occ_cap: int = 128
+    fm_index_path: str | None = None
+    seed_filter: bool = False
+    screen_min_identity: float | None = None
 
 
 @dataclass
@@ -63,6 +86,8 @@ class StageStats:
     alignments: int = 0
     dp_cells: int = 0
     seconds: dict = field(default_factory=lambda: {"seed": 0.0, "ungapped": 0.0, "gapped": 0.0})
+    #: the pair screen's verdict (None when it did not run)
+    screen: str | None = None
 
     def add(self, other):
         """Add another StageStats' counts and seconds to this one."""
@@ -106,7 +131,8 @@ def _to_records(raw, target: Genome, query: Genome, reverse):
 def align_strand(target: Genome, query: Genome, index, options: AlignOptions, reverse, backend, stats):
     """Align one strand of the query; returns :class:`Alignments`."""
     sc = options.scoring
-    seed = index.seed
+    fm = options.seeding == "fmindex"
+    seed = None if fm else index.seed
     t_codes = target.codes
     t_seed = target.seed_codes(options.unmask)
     if reverse:
@@ -119,18 +145,25 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     if options.self_mode:
         self_mode = 2 if reverse else 1
     clock = time.perf_counter()
-    qkeys = seeds.seed_keys(q_seed, seed, backend)
+    qkeys = None if fm else seeds.seed_keys(q_seed, seed, backend)
     t_keys = time.perf_counter()
     diag_end = ungapped.new_diag_end(len(t_codes) + len(q_codes) + 1, backend)
     parts = []
     for lo in range(0, len(q_codes), QUERY_BATCH):
         hi = min(lo + QUERY_BATCH, len(q_codes))
         t1 = time.perf_counter()
-        hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
+        if fm:
+            hit_q, hit_t = fmindex.find_hits(index, q_seed, lo, hi, options.seed_length, options.mismatches,
+                                             options.occ_cap, self_mode, backend)
+        else:
+            hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
+        if options.seed_filter:
+            hit_q, hit_t = seedhit.filter_candidates(hit_q, hit_t, backend)
         t2 = time.perf_counter()
         stats.seconds["seed"] += t2 - t1
         stats.seed_hits += len(hit_q)
-        parts.append(ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, seed.span, sc, diag_end, backend))
+        span = options.seed_length if fm else seed.span
+        parts.append(ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, span, sc, diag_end, backend))
         stats.seconds["ungapped"] += time.perf_counter() - t2
     stats.seconds["seed"] += t_keys - clock
     hsps = ungapped.HSPs.concat([ungapped.add_anchors(p, t_codes, q_codes, sc) for p in parts])
@@ -187,9 +220,25 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     if chosen == "gpu":
         from . import gpu
         gpu.set_budget(gpu_mem)
-    seed = seeds.parse_seed(options.seed)
+    if options.screen_min_identity is not None:
+        passes, why = seedhit.screen_units(target.codes, query.codes, options.screen_min_identity,
+                                           backend=chosen)
+        log.info("pair screen: %s (%s)", "pass" if passes else "skip", why)
+        stats.screen = why
+        if not passes:
+            return Alignments.empty()
+    if options.preset == "gecko":
+        return gecko.align(target, query, options, chosen, stats)
+    if options.preset != "lastz":
+        raise InputError(f"unknown preset {options.preset!r}; choose lastz or gecko")
     t1 = time.perf_counter()
-    index = seeds.build_index(target.seed_codes(options.unmask), seed, chosen)
+    if options.seeding == "fmindex":
+        fmindex.check_params(options.seed_length, options.mismatches, options.occ_cap)
+        index = fmindex.index_for(target.seed_codes(options.unmask), options.fm_index_path)
+    elif options.seeding == "spaced":
+        index = seeds.build_index(target.seed_codes(options.unmask), seeds.parse_seed(options.seed), chosen)
+    else:
+        raise InputError(f"unknown seeding {options.seeding!r}; choose spaced or fmindex")
     stats.seconds["seed"] += time.perf_counter() - t1
     strands = [r for r in (False, True) if options.strand != ("plus" if r else "minus")]
 

@@ -50,6 +50,24 @@ def add_parser(sub):
     p.add_argument("--notransition", action="store_true", help="seeds must match exactly")
     p.add_argument("--threads", type=_positive_int, default=1,
                    help="CPU threads (numba backend): 2 or more align the two strands at once (default 1)")
+    f = p.add_argument_group("seeding and filters (docs/seeding.md)")
+    f.add_argument("--preset", choices=("lastz", "gecko"), default="lastz",
+                   help="gecko: exact k-mers, +1/-1 ungapped fragments, no gapped stage (default lastz)")
+    f.add_argument("--kmer", type=int, default=32, help="gecko: k-mer size, 4 to 32 (default 32)")
+    f.add_argument("--min-identity", type=float, default=80.0,
+                   help="gecko: least fragment identity in percent (default 80)")
+    f.add_argument("--seeding", choices=("spaced", "fmindex"), default="spaced",
+                   help="fmindex: FM-index words with mismatches instead of the spaced seed")
+    f.add_argument("--seed-length", type=int, default=20, help="fmindex: word length (default 20)")
+    f.add_argument("--mismatches", type=int, default=0, help="fmindex: Hamming distance, 0 to 2 (default 0)")
+    f.add_argument("--occ-cap", type=int, default=128,
+                   help="fmindex: words with more occurrences are dropped (default 128)")
+    f.add_argument("--fm-index", default=None, metavar="FILE",
+                   help="fmindex: reuse the target's index saved here (built and saved when absent)")
+    f.add_argument("--seed-filter", action="store_true",
+                   help="drop isolated seed hits before ungapped extension")
+    f.add_argument("--screen-min-identity", type=float, default=None, metavar="PCT",
+                   help="skip the pair when b-mer counts rule out this identity (default: no screen)")
     s = p.add_argument_group("scoring (LASTZ defaults)")
     s.add_argument("--gap-open", type=int, default=400, help="gap open penalty (default 400)")
     s.add_argument("--gap-extend", type=int, default=30, help="gap extend penalty (default 30)")
@@ -76,7 +94,11 @@ def run(args):
                             hspthresh=args.hspthresh, ydrop=args.ydrop, gappedthresh=args.gappedthresh,
                             entropy=not args.noentropy)
     options = AlignOptions(strand=args.strand, unmask=args.unmask, seed=args.seed,
-                           transition=not args.notransition, self_mode=args.self_mode, scoring=scoring)
+                           transition=not args.notransition, self_mode=args.self_mode, scoring=scoring,
+                           preset=args.preset, kmer=args.kmer, min_identity=args.min_identity,
+                           seeding=args.seeding, seed_length=args.seed_length, mismatches=args.mismatches,
+                           occ_cap=args.occ_cap, fm_index_path=args.fm_index, seed_filter=args.seed_filter,
+                           screen_min_identity=args.screen_min_identity)
     clock = time.perf_counter()
     target = read_fasta(args.target)
     query = target if args.query is None or (args.self_mode and args.query == args.target) \

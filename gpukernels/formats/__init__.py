@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..io_utils import atomic_text_output
 
-FORMATS = ("paf", "general", "maf", "blast6")
+FORMATS = ("paf", "general", "maf", "blast6", "gecko")
 
 
 def write_alignments(alns, target, query, path, fmt="paf", eqx=False, command=None):
@@ -24,8 +24,9 @@ def write_alignments(alns, target, query, path, fmt="paf", eqx=False, command=No
     command : str, optional
         Command line recorded in MAF and general headers.
     """
-    from . import blast6, general, maf, paf
-    writers = {"paf": paf.write, "general": general.write, "maf": maf.write, "blast6": blast6.write}
+    from . import blast6, gecko, general, maf, paf
+    writers = {"paf": paf.write, "general": general.write, "maf": maf.write, "blast6": blast6.write,
+               "gecko": gecko.write}
     if fmt not in writers:
         raise InputError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
     with atomic_text_output(path) as fh:
