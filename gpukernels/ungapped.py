@@ -125,7 +125,7 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, scoring: Scoring, diag_end
     else:
         from .cpu import ungapped as cpu_ungapped
         q0, q1, t0, raw, counts = cpu_ungapped.extend_hits(t_codes, q_codes, hit_q, hit_t, span, mm,
-                                                          scoring.xdrop, diag_end)
+                                                          scoring.xdrop, diag_end, max(1, scoring.hspthresh))
     score = raw
     if scoring.entropy:
         score = entropy_adjust(raw, counts, q1 - q0, scoring.hspthresh)

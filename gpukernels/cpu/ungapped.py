@@ -22,8 +22,19 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end):
-    """Extend hits; return every extension (the caller applies thresholds).
+def _grown(a, size):
+    b = np.empty(size, dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, min_score=1):
+    """Extend hits; return the extensions scoring at least ``min_score``.
+
+    The caller applies the entropy rule and the HSP threshold; passing that
+    threshold as ``min_score`` only saves work, since the entropy rule never
+    raises a score.
 
     Parameters
     ----------
@@ -38,6 +49,9 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end):
     xdrop : int
     diag_end : ndarray of int64
         Per-diagonal extent, indexed by ``t - q + len(q_codes)``; updated.
+    min_score : int
+        Extensions scoring less are not returned (the default 1 returns every
+        non-empty one).
 
     Returns
     -------
@@ -49,10 +63,11 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end):
     n = hit_q.shape[0]
     qn = q_codes.shape[0]
     tn = t_codes.shape[0]
-    out_q0 = np.empty(n, dtype=np.int64)
-    out_q1 = np.empty(n, dtype=np.int64)
-    out_t0 = np.empty(n, dtype=np.int64)
-    out_score = np.empty(n, dtype=np.int64)
+    cap = 1024
+    out_q0 = np.empty(cap, dtype=np.int64)
+    out_q1 = np.empty(cap, dtype=np.int64)
+    out_t0 = np.empty(cap, dtype=np.int64)
+    out_score = np.empty(cap, dtype=np.int64)
     m = 0
     for h in range(n):
         q = hit_q[h]
@@ -94,7 +109,13 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end):
                 end = s
         if s > diag_end[d]:
             diag_end[d] = s
-        if end > start:
+        if end > start and left + best >= min_score:
+            if m == cap:
+                cap *= 2
+                out_q0 = _grown(out_q0, cap)
+                out_q1 = _grown(out_q1, cap)
+                out_t0 = _grown(out_t0, cap)
+                out_score = _grown(out_score, cap)
             out_q0[m] = start
             out_q1[m] = end
             out_t0[m] = start + diag
