@@ -55,7 +55,6 @@ __global__ void window_counts(const unsigned char* t, long long nt, const unsign
                               int bits, int window, long long ntw, long long* best)
 {
     extern __shared__ unsigned int table[];
-    __shared__ unsigned long long total;
     int L = bits / 2;
     int words = max(1, (1 << bits) >> 5);
     long long nqw = (nq + window - 1) / window;
@@ -68,21 +67,19 @@ __global__ void window_counts(const unsigned char* t, long long nt, const unsign
             if (key >= 0) atomicOr(&table[key >> 5], 1u << (key & 31));
         }
         __syncthreads();
-        for (long long w = 0; w < nqw; ++w) {
-            if (threadIdx.x == 0) total = 0;
-            __syncthreads();
+        // one warp per query window: no block-wide barrier inside the loop
+        int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+        for (long long w = warp; w < nqw; w += nwarps) {
             long long a = w * window, z = min(nq, a + window);
             unsigned long long cnt = 0;
-            for (long long p = a + threadIdx.x; p + L <= z; p += blockDim.x) {
+            for (long long p = a + lane; p + L <= z; p += 32) {
                 int key = word_at(q, p, L);
                 if (key >= 0 && ((table[key >> 5] >> (key & 31)) & 1u)) ++cnt;
             }
             for (int o = 16; o > 0; o >>= 1) cnt += __shfl_down_sync(0xffffffffu, cnt, o);
-            if ((threadIdx.x & 31) == 0 && cnt) atomicAdd(&total, cnt);
-            __syncthreads();
-            if (threadIdx.x == 0) atomicMax((unsigned long long*)&best[w], total);
-            __syncthreads();
+            if (lane == 0 && cnt) atomicMax((unsigned long long*)&best[w], cnt);
         }
+        __syncthreads();
     }
 }
 
