@@ -31,7 +31,7 @@ def full_affine_best(t, q, m, go, ge):
 
 
 def one_side(t, q, sc, ydrop, walls=None):
-    work = np.empty((7, len(q) + 2), dtype=np.int32)
+    work = np.empty((8, len(q) + 2), dtype=np.int32)
     tb = np.empty(16, np.uint8)
     off = np.empty(4, np.int64)
     lo = np.empty(4, np.int64)

@@ -20,6 +20,8 @@ import numpy as np
 from numba import njit, uint64
 
 NEG = -(1 << 29)
+NEG32 = np.int32(NEG)
+ZERO, ONE, TWO, FOUR, EIGHT = (np.int32(v) for v in (0, 1, 2, 4, 8))
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
 
 
@@ -62,8 +64,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         never touches or crosses an earlier alignment.
     wq0, wt0, wdir : int
         Cell (i, j) is the lattice point ``(wq0 + wdir * i, wt0 + wdir * j)``.
-    work : ndarray of int32, shape (7, >= qn + 2)
-        Scratch rows (H for three anti-diagonals, E and F for two).
+    work : ndarray of int32, shape (8, >= qn + 2)
+        Scratch rows (H for three anti-diagonals, E and F for two, substitution scores).
     tb, tb_off, tb_lo : ndarray
         Traceback buffers (grown as needed and returned).
 
@@ -78,7 +80,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
     tb, tb_off, tb_lo : ndarray
         The (possibly grown) buffers, for reuse.
     """
-    goe = gap_open + gap_ext
+    goe = np.int32(gap_open + gap_ext)
+    gext = np.int32(gap_ext)
     flat = np.empty(64, dtype=np.int32)  # matrix as a flat table: flat[8 * t + q]
     for x in range(6):
         for y in range(6):
@@ -138,33 +141,38 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         Ed = work[eA]
         Fd1 = work[fB]
         Fd = work[fA]
+        S = work[7]
         # Reads outside the computed ranges of d-1 and d-2 hit the NEG
         # sentinels written just outside them, so the sweep needs no range tests.
         # Cells with i == 0 (only gaps in the query) or j == 0 (only gaps in
         # the target) are the edges; the interior is one branch-free loop.
         i_in = lo if lo >= 1 else 1
         i_out = hi if hi <= d else d
-        # unsigned indices: numba then skips its negative-index wraparound
-        # tests, which costs more than the cell arithmetic itself
+        # Unsigned indices (numba then skips its negative-index tests) and
+        # int32 operands let LLVM vectorise this loop; the substitution scores
+        # are gathered first, in a loop of their own.
         tofs = uint64(T0 - d)
         q0u = uint64(Q0)
         one = uint64(1)
         tbo = uint64(ntb - lo)
+        floor32 = np.int32(floor)
         for i in range(uint64(i_in), uint64(i_out)):
-            sub = Hd2[i - one] + flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
+            S[i] = flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
+        for i in range(uint64(i_in), uint64(i_out)):
+            sub = Hd2[i - one] + S[i]
             e_open = Hd1[i] - goe
-            e_ext = Ed1[i] - gap_ext
+            e_ext = Ed1[i] - gext
             e = max(e_open, e_ext)
             f_open = Hd1[i - one] - goe
-            f_ext = Fd1[i - one] - gap_ext
+            f_ext = Fd1[i - one] - gext
             f = max(f_open, f_ext)
             h = max(sub, max(e, f))
-            src = 0 if h == sub else (1 if h == e else 2)
-            alive = h >= floor
-            Hd[i] = h if alive else NEG
-            Ed[i] = e if alive else NEG
-            Fd[i] = f if alive else NEG
-            tb[tbo + i] = src | (4 if e_ext > e_open else 0) | (8 if f_ext > f_open else 0)
+            src = ZERO if h == sub else (ONE if h == e else TWO)
+            alive = h >= floor32
+            Hd[i] = h if alive else NEG32
+            Ed[i] = e if alive else NEG32
+            Fd[i] = f if alive else NEG32
+            tb[tbo + i] = np.uint8(src | (FOUR if e_ext > e_open else ZERO) | (EIGHT if f_ext > f_open else ZERO))
         if lo == 0:
             # cell (0, d): a gap in the query from (0, d - 1)
             e_open = Hd1[0] - goe
@@ -191,37 +199,46 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             Hd[ib] = NEG
             Ed[ib] = NEG
             Fd[ib] = NEG
-        # one pass: walls of earlier alignments, live range, best substitution-ending cell
-        lt = uint64(wt0 + wdir * (d - lo))
+        # walls of earlier alignments: a cheap test for any in range, then the cells
+        lt0 = uint64(wt0 + wdir * (d - lo))
         step = uint64(wdir)
-        nlo = hi
-        nhi = lo
-        dbest = NEG
-        dbi = -1
+        lt = lt0
+        any_wall = np.int32(0)
         for iu in range(uint64(lo), uint64(hi)):
-            h = Hd[iu]
-            if h > NEG:
-                if walls[lt, 0, 1] != 0:
+            any_wall |= walls[lt, 0, 1]
+            lt -= step
+        if any_wall != 0:
+            lt = lt0
+            for iu in range(uint64(lo), uint64(hi)):
+                if walls[lt, 0, 1] != 0 and Hd[iu] > NEG:
                     lq = wq0 + wdir * np.int64(iu)
                     for k in range(walls.shape[1]):
                         whi = walls[lt, k, 1]
                         if whi == 0:
                             break
                         if walls[lt, k, 0] <= lq and lq < whi:
-                            h = NEG
                             Hd[iu] = NEG
                             Ed[iu] = NEG
                             Fd[iu] = NEG
                             break
-                if h > NEG:
-                    i = np.int64(iu)
-                    if i < nlo:
-                        nlo = i
-                    nhi = i + 1
-                    if h > dbest and (tb[tbo + iu] & 3) == 0:
-                        dbest = h
-                        dbi = i
-            lt -= step
+                lt -= step
+        # the best substitution-ending cell (first of equals) and the live range
+        dbest = NEG32
+        for iu in range(uint64(lo), uint64(hi)):
+            v = Hd[iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else NEG32
+            dbest = max(dbest, v)
+        dbi = -1
+        if dbest > NEG:
+            for i in range(lo, hi):
+                if Hd[i] == dbest and (tb[ntb + i - lo] & 3) == 0:
+                    dbi = i
+                    break
+        nlo = lo
+        while nlo < hi and Hd[nlo] <= NEG:
+            nlo += 1
+        nhi = hi
+        while nhi > nlo and Hd[nhi - 1] <= NEG:
+            nhi -= 1
         # sentinels just outside the computed range of d
         if lo >= 1:
             Hd[lo - 1] = NEG
@@ -436,7 +453,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         x = q_hi[a] - q_lo[a] + 2
         if x > maxlen:
             maxlen = x
-    work = np.empty((7, maxlen), dtype=np.int32)
+    work = np.empty((8, maxlen), dtype=np.int32)
     tb = np.empty(1 << 16, dtype=np.uint8)
     tb_off = np.empty(1024, dtype=np.int64)
     tb_lo = np.empty(1024, dtype=np.int64)
