@@ -56,6 +56,12 @@ class AlignOptions:
     screen_min_identity : float or None
         Skip the pair when b-mer hit counts show no query window can reach
         this identity (percent; :func:`gpukernels.seedhit.screen_units`).
+    traceback : {"auto", "dp", "wfa"}
+        Paths of the gapped stage: ``dp`` the y-drop DP's traceback; ``wfa``
+        (uniform scoring, CPU backend) the DP score-only, then WFA between
+        the anchor and each side's optimum, same scores
+        (:mod:`gpukernels.cpu.wfa_traceback`); ``auto`` picks with
+        :func:`resolve_traceback`.
     """
 
     strand: str = "both"
@@ -74,6 +80,7 @@ class AlignOptions:
     fm_index_path: str | None = None
     seed_filter: bool = False
     screen_min_identity: float | None = None
+    traceback: str = "auto"
 
 
 @dataclass
@@ -88,6 +95,8 @@ class StageStats:
     seconds: dict = field(default_factory=lambda: {"seed": 0.0, "ungapped": 0.0, "gapped": 0.0})
     #: the pair screen's verdict (None when it did not run)
     screen: str | None = None
+    #: WFA traceback: sides per outcome (wfa, fallback_n, ...), summed over strands
+    wfa: dict = field(default_factory=dict)
 
     def add(self, other):
         """Add another StageStats' counts and seconds to this one."""
@@ -95,6 +104,35 @@ class StageStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for stage, sec in other.seconds.items():
             self.seconds[stage] = self.seconds.get(stage, 0.0) + sec
+        for key, count in other.wfa.items():
+            self.wfa[key] = self.wfa.get(key, 0) + count
+
+
+#: what ``traceback="auto"`` picks for a uniform scoring on the CPU backend (bench/RESULTS.md,
+#: "WFA in the engine traceback")
+UNIFORM_TRACEBACK = "dp"
+
+
+def resolve_traceback(options: AlignOptions, backend):
+    """The gapped stage's traceback, ``"dp"`` or ``"wfa"``, for these options and backend.
+
+    Raises
+    ------
+    InputError
+        ``wfa`` asked for with a non-uniform matrix or on the GPU backend.
+    """
+    from .scoring import uniform_scores
+    choice = options.traceback
+    if choice not in ("auto", "dp", "wfa"):
+        raise InputError(f"unknown traceback {choice!r}; choose auto, dp or wfa")
+    uniform = uniform_scores(options.scoring) is not None
+    if choice == "auto":
+        return UNIFORM_TRACEBACK if uniform and backend == "cpu" else "dp"
+    if choice == "wfa" and not uniform:
+        raise InputError("--traceback wfa needs uniform scoring (--preset uniform or --match/--mismatch)")
+    if choice == "wfa" and backend != "cpu":
+        raise InputError("--traceback wfa runs on the CPU backend only")
+    return choice
 
 
 def _record_bounds(genome: Genome, pos, reverse):
@@ -174,8 +212,11 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     t_lo, t_hi = _record_bounds(target, at, False)
     q_lo, q_hi = _record_bounds(query, aq, reverse)
     raw = gapped.extend_anchors(t_codes, q_codes, aq, at, (t_lo, t_hi, q_lo, q_hi), sc,
-                                self_barrier=options.self_mode and not reverse, backend=backend)
+                                self_barrier=options.self_mode and not reverse, backend=backend,
+                                traceback=resolve_traceback(options, backend))
     stats.seconds["gapped"] += time.perf_counter() - t3
+    for key, count in raw.get("wfa_stats", {}).items():
+        stats.wfa[key] = stats.wfa.get(key, 0) + count
     stats.dp_cells += raw["cells"]
     stats.anchors_extended += raw["extended"]
     alns = _to_records(raw, target, query, reverse)
@@ -231,6 +272,7 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         return gecko.align(target, query, options, chosen, stats)
     if options.preset != "lastz":
         raise InputError(f"unknown preset {options.preset!r}; choose lastz or gecko")
+    log.info("gapped traceback: %s", resolve_traceback(options, chosen))  # checks the choice early
     t1 = time.perf_counter()
     if options.seeding == "fmindex":
         fmindex.check_params(options.seed_length, options.mismatches, options.occ_cap)

@@ -47,6 +47,38 @@ def uniform_matrix(match, mismatch):
     return m
 
 
+#: the uniform preset (``ava align --preset uniform``): LASTZ's gap costs and
+#: thresholds with a flat matrix on HOXD70's scale (C/C, G/G 100)
+UNIFORM_MATCH = 100
+UNIFORM_MISMATCH = 100
+
+
+def uniform_scores(scoring):
+    """``(match, mismatch)`` when the ACGT part of ``scoring.matrix`` is uniform, else None.
+
+    Uniform means one positive score on the diagonal and one score
+    ``-mismatch`` (≤ 0) elsewhere, so WFA penalties can be derived from it.
+    """
+    acgt = np.asarray(scoring.matrix)[:4, :4]
+    match = int(acgt[0, 0])
+    off = acgt[~np.eye(4, dtype=bool)]
+    if match <= 0 or not (np.diag(acgt) == match).all() or not (off == off[0]).all() or off[0] > 0:
+        return None
+    return match, -int(off[0])
+
+
+def uniform_scoring(match=UNIFORM_MATCH, mismatch=UNIFORM_MISMATCH, **kwargs):
+    """:func:`lastz_scoring` with a uniform matrix (``match``, ``-mismatch``).
+
+    The derived defaults follow LASTZ's rules: x-drop 10 × match (1000 by
+    default), y-drop open + 300 × extend (9400), thresholds 3000; N scores
+    -100 as with HOXD70. Keyword arguments go to :func:`lastz_scoring`.
+    """
+    if int(match) <= 0 or int(mismatch) < 0:
+        raise InputError("uniform scoring needs match > 0 and mismatch ≥ 0")
+    return lastz_scoring(matrix=uniform_matrix(match, mismatch), **kwargs)
+
+
 @dataclass(frozen=True)
 class Scoring:
     """Scores and thresholds of one run.

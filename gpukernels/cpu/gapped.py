@@ -19,6 +19,8 @@ cells). Rules, shared with the CUDA kernel:
 import numpy as np
 from numba import njit, uint64
 
+from .wfa_traceback import WFA_OK, side_path
+
 NEG = -(1 << 29)
 NEG32 = np.int32(NEG)
 ZERO, ONE, TWO, FOUR, EIGHT = (np.int32(v) for v in (0, 1, 2, 4, 8))
@@ -39,7 +41,7 @@ def _grow(a, need):
 
 @njit(cache=True, nogil=True)
 def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier,
-                   walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo):
+                   walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo, store=True):
     """One-sided y-drop extension from the origin, with traceback.
 
     Parameters
@@ -68,6 +70,11 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         Scratch rows (H for three anti-diagonals, E and F for two, substitution scores).
     tb, tb_off, tb_lo : ndarray
         Traceback buffers (grown as needed and returned).
+    store : bool
+        Keep the traceback and trace the path back (default). ``False`` is the
+        score-only inspector: the same cells, the same best cell and score,
+        but each anti-diagonal's traceback bytes overwrite the previous ones
+        (``tb[lo:hi]``) and ``ops`` comes back empty.
 
     Returns
     -------
@@ -128,6 +135,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             hi = d + 1
         if lo >= hi:
             break
+        if not store:
+            ntb = lo  # score-only: anti-diagonal d's bytes at tb[lo:hi]
         tb_off = _grow(tb_off, d + 1)
         tb_lo = _grow(tb_lo, d + 1)
         tb = _grow(tb, ntb + hi - lo)
@@ -262,6 +271,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         fA, fB = fB, fA
         lo2, hi2 = lo1, hi1
         lo1, hi1 = nlo, nhi
+    if not store:
+        return best, bi, bj, cells, np.empty(0, dtype=np.uint8), tb, tb_off, tb_lo
     # traceback from (bi, bj) to the origin
     ops = np.empty(bi + bj, dtype=np.uint8)
     n = 0
@@ -401,7 +412,7 @@ def mark_walls(walls, path, t0, q0):
 
 @njit(cache=True, nogil=True)
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext,
-                   ydrop, gappedthresh, self_barrier, wall_slots):
+                   ydrop, gappedthresh, self_barrier, wall_slots, wfa_pen=None, wfa_stats=None):
     """Gapped extension of anchors in the given order (best HSP first).
 
     An anchor lying on the path of an alignment already kept is skipped;
@@ -421,6 +432,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         Kept alignments remembered per target position as walls for later
         extensions (more, in deep repeats, are not walls but still block
         anchors on their paths).
+    wfa_pen : ndarray of int64, optional
+        Uniform scoring only: ``(x, o, e, g, match)`` (see
+        :func:`gpukernels.cpu.wfa_traceback.side_path`). The DP then runs
+        score-only and each side's path comes from WFA, or from the DP's
+        traceback where WFA's path is not one the DP could take.
+    wfa_stats : ndarray of int64, optional
+        With ``wfa_pen``: counts of sides per outcome are added here
+        (indexed as :data:`gpukernels.cpu.wfa_traceback.STAT_NAMES`).
 
     Returns
     -------
@@ -461,6 +480,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     walls = np.zeros((t.shape[0] + 1, wall_slots, 2), dtype=np.int32)
     t_rev = t[::-1].copy()
     q_rev = q[::-1].copy()
+    wbuf = np.empty(1024, dtype=np.uint8)
     for a in range(n):
         aq = anchor_q[a]
         at = anchor_t[a]
@@ -478,16 +498,37 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             bar_left = at - aq
             bar_right = aq - at
         # left piece: target forward, query reversed; right piece: the other way round
+        store = wfa_pen is None
         lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
             t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix,
-            gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo)
+            gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, store)
         rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
             t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix,
-            gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo)
+            gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, store)
         total_cells += c1 + c2
         anchor_cells[a] = c1 + c2
         if li + lj + ri + rj == 0:
             continue
+        if wfa_pen is not None:
+            # WFA paths between the anchor and each side's best cell, else the DP's traceback
+            st, fops, wbuf = side_path(t, at + 1 - lj, lj, q, aq + 1 - li, li, lsc, c1, wfa_pen, walls,
+                                       self_barrier, False, wbuf)
+            wfa_stats[st] += 1
+            if st == WFA_OK:
+                lops = fops[::-1].copy()
+            else:
+                lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
+                    t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix,
+                    gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo)
+            st, fops, wbuf = side_path(t, at + 1, rj, q, aq + 1, ri, rsc, c2, wfa_pen, walls,
+                                       self_barrier, True, wbuf)
+            wfa_stats[st] += 1
+            if st == WFA_OK:
+                rops = fops
+            else:
+                rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
+                    t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix,
+                    gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo)
         # left ops come from the anchor outwards: reverse them to forward order
         nops = lops.shape[0] + rops.shape[0]
         path = np.empty(nops, dtype=np.uint8)
