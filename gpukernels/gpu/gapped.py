@@ -44,7 +44,7 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.gapped import OP_D, OP_I, OP_X
 
-#: anchors per wave (computed ones)
+#: anchors inspected per wave at most
 WAVE = 4096
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
@@ -111,7 +111,10 @@ def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 
 @njit(cache=True, nogil=True)
 def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls):
-    """Add a kept alignment: columns, runs, bucket entries, walls. Returns grown arrays."""
+    """Add a kept alignment: columns, runs, bucket entries, walls. Returns grown arrays.
+
+    ``runs[r]`` = target start, query start, length, index of its first column in the path.
+    """
     nk = cnt[0]
     K[nk, 0] = s_t0
     K[nk, 1] = t1
@@ -122,14 +125,38 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     ops_all = cg._grow(ops_all, op_off[nk] + nops)
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
-    rt, rq, rl = cg.runs_of(path, s_t0, s_q0)
     r0 = run_off[nk]
-    nr = rt.shape[0]
+    nr = 0
+    prev_sub = False
+    for x in range(nops):
+        sub = path[x] <= OP_X
+        if sub and not prev_sub:
+            nr += 1
+        prev_sub = sub
     runs = _grow2(runs, r0 + nr)
-    for r in range(nr):
-        runs[r0 + r, 0] = rt[r]
-        runs[r0 + r, 1] = rq[r]
-        runs[r0 + r, 2] = rl[r]
+    r = r0 - 1
+    ti = s_t0
+    qi = s_q0
+    prev_sub = False
+    for x in range(nops):
+        op = path[x]
+        if op <= OP_X:
+            if not prev_sub:
+                r += 1
+                runs[r, 0] = ti
+                runs[r, 1] = qi
+                runs[r, 2] = 0
+                runs[r, 3] = x
+            runs[r, 2] += 1
+            ti += 1
+            qi += 1
+            prev_sub = True
+        else:
+            if op == OP_I:
+                qi += 1
+            else:
+                ti += 1
+            prev_sub = False
     run_off[nk + 1] = r0 + nr
     if nr > 0:
         b_lo = s_t0 >> _BSHIFT
@@ -172,10 +199,11 @@ def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
 
 
 @njit(cache=True, nogil=True)
-def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all):
+def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all, run_off, runs):
     """Does the explored region of anchor (aq, at) hold a lattice point of kept alignment k_lo..nk-1?
 
-    ``reg`` = imax, jmax, kmin, kmax of the left side, then of the right side.
+    ``reg`` = imax, jmax, kmin, kmax of the left side, then of the right side. The walk
+    along a path starts at its last substitution run starting before the region.
     """
     for k in range(k_lo, nk):
         for side in range(2):
@@ -189,9 +217,23 @@ def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all):
                 continue
             lt = K[k, 0]
             lq = K[k, 2]
+            x0 = op_off[k]
+            a = run_off[k]
+            z = run_off[k + 1]
+            if a < z and runs[a, 0] < ta:
+                # last run starting before ta
+                while z - a > 1:
+                    m = (a + z) >> 1
+                    if runs[m, 0] < ta:
+                        a = m
+                    else:
+                        z = m
+                lt = runs[a, 0]
+                lq = runs[a, 1]
+                x0 = op_off[k] + runs[a, 3]
             if _in_region(lq, lt, aq, at, side, imax, jmax, reg[4 * side + 2], reg[4 * side + 3]):
                 return True
-            for x in range(op_off[k], op_off[k + 1]):
+            for x in range(x0, op_off[k + 1]):
                 op = ops_all[x]
                 if op != OP_I:
                     lt += 1
@@ -205,22 +247,40 @@ def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all):
 
 
 @njit(cache=True, nogil=True)
-def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, flags, table):
-    """Choose the anchors of a wave starting at ``pos``.
+def _hash_near(table, key, insert):
+    """Open-addressing set of cell keys: is ``key`` there (and insert it)?"""
+    tmask = table.shape[0] - 1
+    s = ((key * 2654435761) >> 16) & tmask
+    while table[s] != 0:
+        if table[s] == key:
+            return True
+        s = (s + 1) & tmask
+    if insert:
+        table[s] = key
+    return False
 
-    flags[a - pos]: 0 on a kept path (decided: skipped), 1 computed, 2 left out.
-    Returns the end of the wave (exclusive).
+
+@njit(cache=True, nogil=True)
+def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, status, table, sel):
+    """Choose the anchors to inspect next, scanning undecided anchors from ``pos``.
+
+    Anchors on a kept path are decided here (status 4, skipped). An anchor not yet
+    inspected (status 0) is taken unless an earlier undecided anchor of the scan lies in a
+    neighbouring (diagonal, query) cell: it then likely lies on that one's path, and the
+    walk decides it later. Returns (end of the scan, number taken into ``sel``).
     """
     n = anchor_q.shape[0]
     table[:] = 0
-    tmask = table.shape[0] - 1
     taken = 0
     a = pos
     while a < n and taken < width and a - pos < max_scan:
+        if status[a] == 4:
+            a += 1
+            continue
         aq = anchor_q[a]
         at = anchor_t[a]
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
-            flags[a - pos] = 0
+            status[a] = 4
             a += 1
             continue
         dc = ((at - aq) >> _DIAG_CELL) + (1 << 30)
@@ -228,57 +288,86 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
         near = False
         for dd in range(-1, 2):
             for dq in range(-1, 2):
-                key = (dc + dd) * (1 << 26) + qc + dq + 2
-                s = ((key * 2654435761) >> 16) & tmask
-                while table[s] != 0:
-                    if table[s] == key:
-                        near = True
-                        break
-                    s = (s + 1) & tmask
-                if near:
-                    break
-            if near:
-                break
-        key = dc * (1 << 26) + qc + 2
-        s = ((key * 2654435761) >> 16) & tmask
-        while table[s] != 0 and table[s] != key:
-            s = (s + 1) & tmask
-        table[s] = key
-        if near:
-            flags[a - pos] = 2
-        else:
-            flags[a - pos] = 1
+                if _hash_near(table, (dc + dd) * (1 << 26) + qc + dq + 2, False):
+                    near = True
+        _hash_near(table, dc * (1 << 26) + qc + 2, True)
+        if status[a] == 0 and not near:
+            sel[taken] = a
             taken += 1
         a += 1
-    return a
+    return a, taken
 
 
 @njit(cache=True, nogil=True)
-def _choose_exec(idx, res, qa, qb, ta, tb, mem, need):
-    """Anchors (positions in ``idx``) to execute: regions clear of earlier ones, within ``mem`` bytes.
+def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K, cnt,
+                 op_off, ops_all, run_off, runs):
+    """Inspected anchors of [pos, end) to execute now: regions clear of earlier undecided ones.
 
-    Returns a flag per candidate: 1 execute, 0 not now, 2 CPU (its traceback alone exceeds
-    the budget, now and in any later wave).
+    The first undecided anchor is always clear. An anchor whose traceback alone exceeds
+    ``mem`` gets status 3 (CPU). The executor must see the walls the inspector saw: an
+    anchor whose region was dirtied since its inspection goes back to status 0. Returns the
+    number written to ``sel``.
     """
-    m = idx.shape[0]
-    out = np.zeros(m, dtype=np.int64)
+    reg = np.empty(8, dtype=np.int64)
+    bhead[:] = -1
+    nb = bhead.shape[0]
+    ne = 0
     used = 0
-    for x in range(m):
+    taken = 0
+    for a in range(pos, end):
+        st = status[a]
+        if st == 4 or st == 0:
+            continue
+        rl = res_all[2 * a]
+        rr = res_all[2 * a + 1]
+        aq = anchor_q[a]
+        at = anchor_t[a]
+        qa, qb = aq + 1 - rl[R_IMAX], aq + 1 + rr[R_IMAX]
+        ta, tb = at + 1 - rl[R_JMAX], at + 1 + rr[R_JMAX]
+        b_lo = (ta >> 16) % nb
+        nbk = min((tb >> 16) - (ta >> 16) + 1, nb)
         clear = True
-        for y in range(x):
-            if qa[y] <= qb[x] and qa[x] <= qb[y] and ta[y] <= tb[x] and ta[x] <= tb[y]:
-                clear = False
+        for x in range(nbk):
+            e = bhead[(b_lo + x) % nb]
+            while e >= 0 and clear:
+                y = bidx[e]
+                if (anchor_q[y] + 1 - res_all[2 * y, R_IMAX] <= qb and qa <= anchor_q[y] + 1 + res_all[2 * y + 1, R_IMAX]
+                        and anchor_t[y] + 1 - res_all[2 * y, R_JMAX] <= tb
+                        and ta <= anchor_t[y] + 1 + res_all[2 * y + 1, R_JMAX]):
+                    clear = False
+                e = bnext[e]
+            if not clear:
                 break
-        if not clear:
-            continue
-        if need[x] > mem:
-            out[x] = 2
-            continue
-        if used + need[x] > mem:
-            continue
-        used += need[x]
-        out[x] = 1
-    return out
+        if st == 1 and clear and cnt[0] > stamp[a]:
+            for x in range(4):
+                reg[x] = rl[R_IMAX + x]
+                reg[4 + x] = rr[R_IMAX + x]
+            if _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs):
+                status[a] = 0
+                continue
+            stamp[a] = cnt[0]
+        if st == 1 and clear:
+            dl = rl[R_BI] + rl[R_BJ]
+            dr = rr[R_BI] + rr[R_BJ]
+            need = 0
+            if dl > 0:
+                need += rl[R_CAB] + 12 * (dl + 1)
+            if dr > 0:
+                need += rr[R_CAB] + 12 * (dr + 1)
+            if need > mem:
+                status[a] = 3
+            elif used + need <= mem:
+                used += need
+                sel[taken] = a
+                taken += 1
+        if st != 3 and ne + nbk <= bnext.shape[0]:
+            for x in range(nbk):
+                b = (b_lo + x) % nb
+                bidx[ne] = a
+                bnext[ne] = bhead[b]
+                bhead[b] = ne
+                ne += 1
+    return taken
 
 
 @njit(cache=True, nogil=True)
@@ -319,43 +408,43 @@ def _traceback(tb, tb_lo, tb_off, tbb, adb, bi, bj, t, t0, tstep, q, q0, qstep):
 
 
 @njit(cache=True, nogil=True)
-def _walk(start, end, wave_lo, flags, comp_pos, execd, cpu_flag, res, ops_buf, ops_off, anchor_q, anchor_t,
-          t, q, matrix, gap_open, gap_ext, gappedthresh, k_wave, K, cnt, op_off, ops_all, run_off, runs, head,
-          ents, walls, anchor_cells):
-    """The sequential rule over anchors [start, end) of the wave beginning at ``wave_lo``.
+def _walk(pos, end, k_scan, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, matrix, gap_open,
+          gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells):
+    """The sequential rule over the undecided anchors of [pos, end).
 
-    Returns (stop, reason, ops_all, runs, ents): reason 0 wave done, 1 stop (recompute from
-    ``stop`` in a new wave), 2 the anchor ``stop`` needs the CPU twin.
+    Returns (stop, reason, ops_all, runs, ents): reason 0 all decided, 1 the anchor ``stop``
+    needs (re)computing on the GPU, 2 it needs the CPU.
     """
     reg = np.empty(8, dtype=np.int64)
-    for a in range(start, end):
-        f = flags[a - wave_lo]
-        if f == 0:
+    for a in range(pos, end):
+        st = status[a]
+        if st == 4:
             continue
         aq = anchor_q[a]
         at = anchor_t[a]
-        if cnt[0] > k_wave and _on_kept(aq, at, k_wave, K, run_off, runs, head, ents):
+        if cnt[0] > k_scan and _on_kept(aq, at, k_scan, K, run_off, runs, head, ents):
+            status[a] = 4
             continue
-        if f == 2:
-            return a, 1, ops_all, runs, ents
-        c = comp_pos[a - wave_lo]
-        if cpu_flag[c]:
+        if st == 3:
             return a, 2, ops_all, runs, ents
-        rl = res[2 * c]
-        rr = res[2 * c + 1]
-        for x in range(4):
-            reg[x] = rl[R_IMAX + x]
-            reg[4 + x] = rr[R_IMAX + x]
-        if cnt[0] > k_wave and _dirty(aq, at, reg, k_wave, cnt[0], K, op_off, ops_all):
+        if st != 2:
             return a, 1, ops_all, runs, ents
-        if not execd[c]:
-            return a, 1, ops_all, runs, ents
+        rl = res_all[2 * a]
+        rr = res_all[2 * a + 1]
+        if cnt[0] > stamp[a]:
+            for x in range(4):
+                reg[x] = rl[R_IMAX + x]
+                reg[4 + x] = rr[R_IMAX + x]
+            if _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs):
+                status[a] = 0
+                return a, 1, ops_all, runs, ents
+        status[a] = 4
         anchor_cells[a] = rl[R_CELLS] + rr[R_CELLS]
         li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
         if li + lj + ri + rj == 0:
             continue
-        lops = ops_buf[ops_off[2 * c]:ops_off[2 * c + 1]]
-        rops = ops_buf[ops_off[2 * c + 1]:ops_off[2 * c + 2]]
+        lops = store[ops_idx[a, 0]:ops_idx[a, 1]]
+        rops = store[ops_idx[a, 1]:ops_idx[a, 2]]
         path, s_t0, s_q0, score = _join(lops, rops, t, q, aq, at, li, lj, ri, rj, matrix, gap_open, gap_ext)
         if score < gappedthresh:
             continue
@@ -616,127 +705,124 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     if runner is None:
         runner = DeviceRunner(t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem)
     mem = int(getattr(runner, "mem", mem))
-    # host state
+    # host state: kept alignments (see _keep), walls, per-anchor results
     K = np.zeros((max(n, 1), 5), dtype=np.int64)
     op_off = np.zeros(n + 2, dtype=np.int64)
     run_off = np.zeros(n + 2, dtype=np.int64)
     ops_all = np.empty(1 << 16, dtype=np.uint8)
-    runs = np.empty((1024, 3), dtype=np.int64)
+    runs = np.empty((1024, 4), dtype=np.int64)
     head = np.full((len(t) >> _BSHIFT) + 2, -1, dtype=np.int64)
     ents = np.empty((1024, 2), dtype=np.int64)
     cnt = np.zeros(2, dtype=np.int64)       # kept alignments, bucket entries
     walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
     anchor_cells = np.full(n, -1, dtype=np.int64)
-    flags = np.zeros(4 * width + 1, dtype=np.int8)
-    table = np.zeros(1 << max(12, int(np.ceil(np.log2(8 * width)))), dtype=np.int64)
+    # status: 0 to inspect, 1 inspected, 2 executed (traceback ready), 3 CPU, 4 decided
+    status = np.zeros(n, dtype=np.int8)
     long_rec = (t_hi - t_lo > _MAXLEN) | (q_hi - q_lo > _MAXLEN)
-    stats = dict(waves=0, computed=0, executed=0, cpu_anchors=0, stops=0, band_retries=0, launches=0,
-                 exec_batches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0,
-                 walls_s=0.0, max_task_cells=0)
+    status[long_rec] = 3
+    stamp = np.zeros(n, dtype=np.int64)     # kept alignments when the anchor was inspected
+    res_all = np.zeros((2 * n, 10), dtype=np.int64)
+    band_all = np.zeros(2 * n, dtype=np.int64)
+    ops_idx = np.zeros((n, 3), dtype=np.int64)
+    store = np.zeros(1 << 16, dtype=np.uint8)
+    used = 0
+    sel = np.empty(n + 1, dtype=np.int64)
+    table = np.zeros(1 << max(12, int(np.ceil(np.log2(16 * width)))), dtype=np.int64)
+    bhead = np.empty(1 << 12, dtype=np.int64)
+    bnext = np.empty(1 << 16, dtype=np.int64)
+    bidx = np.empty(1 << 16, dtype=np.int64)
+    stats = dict(waves=0, inspected=0, executed=0, cpu_anchors=0, stops=0, band_retries=0, launches=0,
+                 inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
+                 max_task_cells=0)
+    clock = time.perf_counter
     cpu_scratch = {}
     pos = 0
-    clock = time.perf_counter
     while pos < n:
-        c0 = clock()
-        end = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, 4 * width, flags, table)
-        wflags = flags[:end - pos]
-        comp = np.flatnonzero(wflags == 1) + pos
-        comp_pos = np.full(end - pos, -1, dtype=np.int64)
-        comp_pos[comp - pos] = np.arange(len(comp))
         stats["waves"] += 1
-        stats["computed"] += len(comp)
+        c0 = clock()
+        k_scan = int(cnt[0])
+        end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, 4 * width, status,
+                            table, sel)
         stats["form_s"] += clock() - c0
-        cpu_flag = long_rec[comp].copy()
-        gpu_comp = np.flatnonzero(~cpu_flag)
-        res = np.zeros((2 * len(comp), 10), dtype=np.int64)
-        band = np.zeros(2 * len(comp), dtype=np.int64)
-        if len(gpu_comp):
-            tasks = _tasks_of(comp[gpu_comp], anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
+        if m:
+            idx = sel[:m].copy()
+            tasks = _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
             c0 = clock()
             r, b = runner.inspect(tasks)
             stats["inspect_s"] += clock() - c0
+            stats["inspected"] += m
             stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
-            rows = np.empty(2 * len(gpu_comp), dtype=np.int64)
-            rows[0::2] = 2 * gpu_comp
-            rows[1::2] = 2 * gpu_comp + 1
-            res[rows] = r
-            band[rows] = b
-            over = (b == 0).reshape(-1, 2).any(axis=1)
-            cpu_flag[gpu_comp[over]] = True
-        # executor: regions clear of earlier ones in the wave, within the budget
-        execd = np.zeros(len(comp), dtype=np.bool_)
-        ops_buf = np.zeros(0, dtype=np.uint8)
-        ops_off = np.zeros(2 * len(comp) + 1, dtype=np.int64)
-        cand = np.flatnonzero(~cpu_flag)
-        if len(cand):
-            aq, at = anchor_q[comp[cand]], anchor_t[comp[cand]]
-            rl, rr = res[2 * cand], res[2 * cand + 1]
-            qa, qb = aq + 1 - rl[:, R_IMAX], aq + 1 + rr[:, R_IMAX]
-            ta, tb_ = at + 1 - rl[:, R_JMAX], at + 1 + rr[:, R_JMAX]
-            dl = rl[:, R_BI] + rl[:, R_BJ]
-            dr = rr[:, R_BI] + rr[:, R_BJ]
-            need = np.where(dl > 0, rl[:, R_CAB] + 12 * (dl + 1), 0) + \
-                np.where(dr > 0, rr[:, R_CAB] + 12 * (dr + 1), 0)
-            choice = _choose_exec(cand, res, qa, qb, ta, tb_, mem, need)
-            cpu_flag[cand[choice == 2]] = True
-            sel = cand[choice == 1]
-            if len(sel):
-                stats["exec_batches"] += 1
-                side_rows = np.empty(2 * len(sel), dtype=np.int64)
-                side_rows[0::2] = 2 * sel
-                side_rows[1::2] = 2 * sel + 1
-                dstop = res[side_rows, R_BI] + res[side_rows, R_BJ]
-                run_rows = side_rows[dstop > 0]
-                ops_len = np.zeros(2 * len(comp), dtype=np.int64)
-                if len(run_rows):
-                    ds = res[run_rows, R_BI] + res[run_rows, R_BJ]
-                    cab = res[run_rows, R_CAB]
-                    tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
-                    adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
-                    tasks = _tasks_of(comp[run_rows // 2], anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi,
-                                      self_barrier)
-                    side = run_rows % 2
-                    tasks = tasks[np.arange(len(run_rows)) * 2 + side]
-                    c0 = clock()
-                    tb, tb_lo, tb_off = runner.execute(tasks, band[run_rows], ds, tbb, adb, int(cab.sum()),
-                                                       int((ds + 1).sum()))
-                    c1 = clock()
-                    stats["execute_s"] += c1 - c0
-                    pieces = []
-                    for x, row in enumerate(run_rows):
-                        tk = tasks[x]
-                        o = _traceback(tb, tb_lo, tb_off, tbb[x], adb[x], res[row, R_BI], res[row, R_BJ], t,
-                                       tk[0], tk[1], q, tk[3], tk[4])
-                        pieces.append(o)
-                        ops_len[row] = len(o)
-                    ops_buf = np.concatenate(pieces) if pieces else ops_buf
-                    stats["traceback_s"] += clock() - c1
-                    # pieces are in run_rows order, which is increasing: offsets follow
-                ops_off[1:] = np.cumsum(ops_len)
-                execd[sel] = True
-                stats["executed"] += len(sel)
-        # walk
-        k_wave = int(cnt[0])
-        a = pos
+            rows = np.empty(2 * m, dtype=np.int64)
+            rows[0::2] = 2 * idx
+            rows[1::2] = 2 * idx + 1
+            res_all[rows] = r
+            band_all[rows] = b
+            status[idx] = 1
+            status[idx[(b == 0).reshape(-1, 2).any(axis=1)]] = 3
+            stamp[idx] = k_scan
         c0 = clock()
+        m = _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K,
+                         cnt, op_off, ops_all, run_off, runs)
+        stats["form_s"] += clock() - c0
+        if m:
+            idx = sel[:m].copy()
+            side_rows = np.empty(2 * m, dtype=np.int64)
+            side_rows[0::2] = 2 * idx
+            side_rows[1::2] = 2 * idx + 1
+            ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
+            run_rows = side_rows[ds_all > 0]
+            lens = np.zeros(2 * m, dtype=np.int64)
+            if len(run_rows):
+                ds = res_all[run_rows, R_BI] + res_all[run_rows, R_BJ]
+                cab = res_all[run_rows, R_CAB]
+                tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
+                adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
+                tasks = _tasks_of(run_rows // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
+                tasks = tasks[np.arange(len(run_rows)) * 2 + run_rows % 2]
+                c0 = clock()
+                tb, tb_lo, tb_off = runner.execute(tasks, band_all[run_rows], ds, tbb, adb, int(cab.sum()),
+                                                   int((ds + 1).sum()))
+                c1 = clock()
+                stats["execute_s"] += c1 - c0
+                pieces = []
+                for x, row in enumerate(run_rows):
+                    tk = tasks[x]
+                    pieces.append(_traceback(tb, tb_lo, tb_off, tbb[x], adb[x], res_all[row, R_BI],
+                                             res_all[row, R_BJ], t, tk[0], tk[1], q, tk[3], tk[4]))
+                lens[ds_all > 0] = [len(o) for o in pieces]
+                flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+                store = cg._grow(store, used + len(flat))
+                store[used:used + len(flat)] = flat
+                stats["traceback_s"] += clock() - c1
+            offs = used + np.concatenate([[0], np.cumsum(lens)])
+            ops_idx[idx, 0] = offs[0:-1:2]
+            ops_idx[idx, 1] = offs[1::2]
+            ops_idx[idx, 2] = offs[2::2]
+            used = int(offs[-1])
+            status[idx] = 2
+            stats["executed"] += m
+        # the sequential rule
+        k_wave = int(cnt[0])
+        c0 = clock()
+        a = pos
         while True:
             stop, reason, ops_all, runs, ents = _walk(
-                a, end, pos, flags, comp_pos, execd, cpu_flag, res, ops_buf, ops_off, anchor_q, anchor_t, t, q,
-                matrix, gap_open, gap_ext, gappedthresh, k_wave, K, cnt, op_off, ops_all, run_off, runs, head,
-                ents, walls, anchor_cells)
+                a, end, k_scan, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, matrix,
+                gap_open, gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls,
+                anchor_cells)
             if reason != 2:
                 break
             ops_all, runs, ents = _cpu_anchor(stop, t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix,
                                               gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt,
                                               op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells,
                                               cpu_scratch)
+            status[stop] = 4
             stats["cpu_anchors"] += 1
             a = stop + 1
-        if reason == 1:
-            stats["stops"] += 1
+        stats["stops"] += reason == 1
         stats["walk_s"] += clock() - c0
         c0 = clock()
-        # walls of the alignments kept in this wave go to the device
+        # walls of the alignments kept now go to the device
         if cnt[0] > k_wave:
             rows = np.concatenate([np.arange(K[k, 0], K[k, 1] + 1) for k in range(k_wave, int(cnt[0]))])
             runner.set_walls(walls, np.unique(rows))
