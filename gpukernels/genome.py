@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,9 @@ _CODE[ord("U")] = T
 _CODE[ord("u")] = T
 _LOWER = np.zeros(256, dtype=bool)
 _LOWER[ord("a"):ord("z") + 1] = True
+# one bytes.translate table for both look-ups: code | 8 if lowercase, 255 if not IUPAC
+_TABLE = np.where(_CODE == 255, 255, _CODE | (_LOWER.astype(np.uint8) << 3)).astype(np.uint8).tobytes()
+_NON_SPACE = re.compile(rb"\S")
 _WHITESPACE = b" \t\r\n\v\f"
 _COMPLEMENT = np.array([3, 2, 1, 0, 4, 5], dtype=np.uint8)
 
@@ -159,15 +163,13 @@ def _assemble(name, names, lengths, offsets, parts, masks):
     starts = np.zeros(len(parts), dtype=np.int64)
     if len(parts) > 1:
         starts[1:] = np.cumsum(sizes[:-1] + 1)
-    total = int(sizes.sum()) + max(len(parts) - 1, 0)
-    codes = np.full(total, SEP, dtype=np.uint8)
-    softmask = np.zeros(total, dtype=bool)
-    for s, p, m in zip(starts, parts, masks):
-        codes[s:s + len(p)] = p
-        softmask[s:s + len(p)] = m
+    sep = np.array([SEP], dtype=np.uint8)
+    no = np.zeros(1, dtype=bool)
+    codes = np.concatenate([x for p in parts for x in (sep, p)][1:]) if parts else np.zeros(0, np.uint8)
+    softmask = np.concatenate([x for m in masks for x in (no, m)][1:]) if masks else np.zeros(0, bool)
     return Genome(name=name, names=list(names), lengths=np.asarray(lengths, dtype=np.int64),
                   offsets=np.asarray(offsets, dtype=np.int64), starts=starts, sizes=sizes,
-                  codes=codes, softmask=softmask)
+                  codes=codes.astype(np.uint8, copy=False), softmask=softmask.astype(bool, copy=False))
 
 
 def genome_label(path):
@@ -225,9 +227,10 @@ def read_fasta(path, name=None):
     """
     path = str(path)
     data = _read_bytes(path)
-    if not data.strip():
+    found = _NON_SPACE.search(data)
+    if found is None:
         raise InputError("empty file", path, 1)
-    first = len(data) - len(data.lstrip())
+    first = found.start()
     if data[first:first + 1] != b">":
         raise InputError("no FASTA records: expected '>' at the start of a record",
                          path, _line_of(data, first))
@@ -245,25 +248,28 @@ def read_fasta(path, name=None):
         if not words:
             raise InputError("record header has no name", path, _line_of(data, hstart))
         rec_name = words[0].decode("utf-8", "replace")
-        line = _line_of(data, hstart)
         if rec_name in seen:
-            raise InputError(f"duplicate record name '{rec_name}' (first seen on line {seen[rec_name]})",
-                             path, line)
-        seen[rec_name] = line
+            # line numbers are counted only for the message: counting them for
+            # every record would make parsing quadratic in the number of records
+            raise InputError(f"duplicate record name '{rec_name}' (first seen on line "
+                             f"{_line_of(data, seen[rec_name])})", path, _line_of(data, hstart))
+        seen[rec_name] = hstart
         body_end = headers[k + 1][0] if k + 1 < len(headers) else len(data)
         raw = data[hend:body_end].translate(None, _WHITESPACE)
-        arr = np.frombuffer(raw, dtype=np.uint8)
-        codes = _CODE[arr]
-        bad = np.flatnonzero(codes == 255)
-        if bad.size:
-            ch = chr(arr[bad[0]])
+        coded = raw.translate(_TABLE)
+        bad = coded.find(b"\xff")
+        if bad != -1:
+            ch = chr(raw[bad])
             # find the offset of the bad character in the original bytes
             off = data.find(ch.encode("latin-1"), hend, body_end)
             raise InputError(f"character {ch!r} in record '{rec_name}' is not an IUPAC nucleotide code",
                              path, _line_of(data, off))
+        both = np.frombuffer(coded, dtype=np.uint8)
+        codes = both & 7
+        lower = both >= 8
         names.append(rec_name)
         parts.append(codes)
-        masks.append(_LOWER[arr])
+        masks.append(lower)
     lengths = [len(p) for p in parts]
     if sum(lengths) == 0:
         raise InputError("records hold no sequence", path, 1)
