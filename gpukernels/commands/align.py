@@ -12,7 +12,7 @@ from ..engine import AlignOptions, StageStats, align
 from ..errors import InputError
 from ..formats import FORMATS, write_alignments
 from ..genome import read_fasta
-from ..scoring import lastz_scoring
+from ..scoring import UNIFORM_MATCH, UNIFORM_MISMATCH, lastz_scoring, uniform_scoring
 from ..seeds import DEFAULT_SEED
 
 log = logging.getLogger("gpukernels")
@@ -51,8 +51,9 @@ def add_parser(sub):
     p.add_argument("--threads", type=_positive_int, default=1,
                    help="CPU threads (numba backend): 2 or more align the two strands at once (default 1)")
     f = p.add_argument_group("seeding and filters (docs/seeding.md)")
-    f.add_argument("--preset", choices=("lastz", "gecko"), default="lastz",
-                   help="gecko: exact k-mers, +1/-1 ungapped fragments, no gapped stage (default lastz)")
+    f.add_argument("--preset", choices=("lastz", "gecko", "uniform"), default="lastz",
+                   help="gecko: exact k-mers, +1/-1 ungapped fragments, no gapped stage; uniform: LASTZ's "
+                        "pipeline with match 100 / mismatch -100 instead of HOXD70 (default lastz)")
     f.add_argument("--kmer", type=int, default=32, help="gecko: k-mer size, 4 to 32 (default 32)")
     f.add_argument("--min-identity", type=float, default=80.0,
                    help="gecko: least fragment identity in percent (default 80)")
@@ -78,7 +79,27 @@ def add_parser(sub):
     s.add_argument("--gappedthresh", type=int, default=None,
                    help="gapped alignment threshold (default = hspthresh)")
     s.add_argument("--noentropy", action="store_true", help="no entropy adjustment of HSP scores")
+    s.add_argument("--match", type=int, default=None,
+                   help="uniform matrix: match score (implies --preset uniform; default 100)")
+    s.add_argument("--mismatch", type=int, default=None,
+                   help="uniform matrix: mismatch penalty, scored -X (implies --preset uniform; default 100)")
+    s.add_argument("--traceback", choices=("auto", "dp", "wfa"), default="auto",
+                   help="gapped paths: the y-drop DP's traceback, or (uniform scoring, CPU) WFA between "
+                        "the anchor and the DP's optimum, same scores (default auto: see docs/wfa.md)")
     p.set_defaults(func=run)
+
+
+def _scoring(args):
+    """The run's :class:`~gpukernels.scoring.Scoring`: LASTZ's, or uniform with ``--preset uniform``."""
+    common = dict(gap_open=args.gap_open, gap_extend=args.gap_extend, xdrop=args.xdrop,
+                  hspthresh=args.hspthresh, ydrop=args.ydrop, gappedthresh=args.gappedthresh,
+                  entropy=not args.noentropy)
+    if args.preset == "uniform" or args.match is not None or args.mismatch is not None:
+        if args.preset == "gecko":
+            raise InputError("--match/--mismatch do not apply to --preset gecko")
+        return uniform_scoring(match=UNIFORM_MATCH if args.match is None else args.match,
+                               mismatch=UNIFORM_MISMATCH if args.mismatch is None else args.mismatch, **common)
+    return lastz_scoring(**common)
 
 
 def run(args):
@@ -90,12 +111,11 @@ def run(args):
         numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     except (ImportError, ValueError):
         pass
-    scoring = lastz_scoring(gap_open=args.gap_open, gap_extend=args.gap_extend, xdrop=args.xdrop,
-                            hspthresh=args.hspthresh, ydrop=args.ydrop, gappedthresh=args.gappedthresh,
-                            entropy=not args.noentropy)
+    scoring = _scoring(args)
     options = AlignOptions(strand=args.strand, unmask=args.unmask, seed=args.seed,
                            transition=not args.notransition, self_mode=args.self_mode, scoring=scoring,
-                           preset=args.preset, kmer=args.kmer, min_identity=args.min_identity,
+                           preset="gecko" if args.preset == "gecko" else "lastz", traceback=args.traceback,
+                           kmer=args.kmer, min_identity=args.min_identity,
                            seeding=args.seeding, seed_length=args.seed_length, mismatches=args.mismatches,
                            occ_cap=args.occ_cap, fm_index_path=args.fm_index, seed_filter=args.seed_filter,
                            screen_min_identity=args.screen_min_identity)
