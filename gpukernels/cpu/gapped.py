@@ -19,24 +19,14 @@ cells). Rules, shared with the CUDA kernel:
 import numpy as np
 from numba import njit, uint64
 
+from .buffers import grow
+
 from .wfa_traceback import WFA_OK, side_path
 
 NEG = -(1 << 29)
 NEG32 = np.int32(NEG)
 ZERO, ONE, TWO, FOUR, EIGHT = (np.int32(v) for v in (0, 1, 2, 4, 8))
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
-
-
-@njit(cache=True, nogil=True)
-def _grow(a, need):
-    if need <= a.shape[0]:
-        return a
-    size = a.shape[0] * 2
-    while size < need:
-        size *= 2
-    b = np.empty(size, dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 @njit(cache=True, nogil=True)
@@ -107,11 +97,11 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
     bi = 0
     bj = 0
     cells = 0
-    tb_off = _grow(tb_off, 2)
-    tb_lo = _grow(tb_lo, 2)
+    tb_off = grow(tb_off, 2)
+    tb_lo = grow(tb_lo, 2)
     tb_off[0] = 0
     tb_lo[0] = 0
-    tb = _grow(tb, 1)
+    tb = grow(tb, 1)
     tb[0] = 0
     ntb = 1
     d = 0
@@ -137,9 +127,9 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             break
         if not store:
             ntb = lo  # score-only: anti-diagonal d's bytes at tb[lo:hi]
-        tb_off = _grow(tb_off, d + 1)
-        tb_lo = _grow(tb_lo, d + 1)
-        tb = _grow(tb, ntb + hi - lo)
+        tb_off = grow(tb_off, d + 1)
+        tb_lo = grow(tb_lo, d + 1)
+        tb = grow(tb, ntb + hi - lo)
         tb_off[d] = ntb
         tb_lo[d] = lo
         floor = best - ydrop
@@ -543,27 +533,27 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             continue
         if nk == cap:
             cap *= 2
-            kt0 = _grow(kt0, cap)
-            kt1 = _grow(kt1, cap)
-            kq0 = _grow(kq0, cap)
-            kq1 = _grow(kq1, cap)
-            ksc = _grow(ksc, cap)
-            op_off = _grow(op_off, cap + 1)
-            run_off = _grow(run_off, cap + 1)
+            kt0 = grow(kt0, cap)
+            kt1 = grow(kt1, cap)
+            kq0 = grow(kq0, cap)
+            kq1 = grow(kq1, cap)
+            ksc = grow(ksc, cap)
+            op_off = grow(op_off, cap + 1)
+            run_off = grow(run_off, cap + 1)
         kt0[nk] = s_t0
         kt1[nk] = at + 1 + rj
         kq0[nk] = s_q0
         kq1[nk] = aq + 1 + ri
         ksc[nk] = score
-        ops_all = _grow(ops_all, op_off[nk] + nops)
+        ops_all = grow(ops_all, op_off[nk] + nops)
         ops_all[op_off[nk]:op_off[nk] + nops] = path
         op_off[nk + 1] = op_off[nk] + nops
         rt, rq, rl = runs_of(path, s_t0, s_q0)
         r0 = run_off[nk]
         nr = rt.shape[0]
-        run_t = _grow(run_t, r0 + nr)
-        run_q = _grow(run_q, r0 + nr)
-        run_len = _grow(run_len, r0 + nr)
+        run_t = grow(run_t, r0 + nr)
+        run_q = grow(run_q, r0 + nr)
+        run_len = grow(run_len, r0 + nr)
         run_t[r0:r0 + nr] = rt
         run_q[r0:r0 + nr] = rq
         run_len[r0:r0 + nr] = rl

@@ -20,12 +20,7 @@ the GPU kernel process diagonals in parallel.
 import numpy as np
 from numba import njit
 
-
-@njit(cache=True, nogil=True)
-def _grown(a, size):
-    b = np.empty(size, dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
+from .buffers import grow
 
 
 @njit(cache=True, nogil=True)
@@ -112,10 +107,10 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
         if end > start and left + best >= min_score:
             if m == cap:
                 cap *= 2
-                out_q0 = _grown(out_q0, cap)
-                out_q1 = _grown(out_q1, cap)
-                out_t0 = _grown(out_t0, cap)
-                out_score = _grown(out_score, cap)
+                out_q0 = grow(out_q0, cap)
+                out_q1 = grow(out_q1, cap)
+                out_t0 = grow(out_t0, cap)
+                out_score = grow(out_score, cap)
             out_q0[m] = start
             out_q1[m] = end
             out_t0[m] = start + diag

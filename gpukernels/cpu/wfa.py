@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .buffers import grow
+
 NULL = -(1 << 30)
 OP_MATCH, OP_MISMATCH, OP_INS, OP_DEL = ord("="), ord("X"), ord("I"), ord("D")
 
@@ -42,16 +44,6 @@ def _extend(pat, ps, n, txt, ts, m, h, k):
         v += 1
         h += 1
     return h
-
-
-@njit(cache=True)
-def _grow(a, need):
-    """``a`` itself if it holds ``need`` items, else a copy twice as large."""
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 @njit(cache=True)
@@ -173,9 +165,9 @@ def _affine_forward(pat, ps, n, txt, ts, m, x, o, e):
     while not done:
         s += 1
         if s >= lo.shape[0]:
-            lo = _grow(lo, s + 1)
-            hi = _grow(hi, s + 1)
-            base = _grow(base, s + 1)
+            lo = grow(lo, s + 1)
+            hi = grow(hi, s + 1)
+            base = grow(base, s + 1)
         a, b = _affine_range(lo, hi, s, n, m, x, o, e)
         lo[s] = a
         hi[s] = b
@@ -183,9 +175,9 @@ def _affine_forward(pat, ps, n, txt, ts, m, x, o, e):
         if a > b:
             continue
         if used + b - a + 1 > M.shape[0]:
-            M = _grow(M, used + b - a + 1)
-            I = _grow(I, used + b - a + 1)
-            D = _grow(D, used + b - a + 1)
+            M = grow(M, used + b - a + 1)
+            I = grow(I, used + b - a + 1)
+            D = grow(D, used + b - a + 1)
         l1, h1, b1 = _span(lo, hi, base, s - o - e)
         l2, h2, b2 = _span(lo, hi, base, s - e)
         l3, h3, b3 = _span(lo, hi, base, s - x)
@@ -294,16 +286,16 @@ def _edit_forward(pat, ps, n, txt, ts, m):
     while not done:
         s += 1
         if s >= lo.shape[0]:
-            lo = _grow(lo, s + 1)
-            hi = _grow(hi, s + 1)
-            base = _grow(base, s + 1)
+            lo = grow(lo, s + 1)
+            hi = grow(hi, s + 1)
+            base = grow(base, s + 1)
         a = max(lo[s - 1] - 1, -n)
         b = min(hi[s - 1] + 1, m)
         lo[s] = a
         hi[s] = b
         base[s] = used
         if used + b - a + 1 > M.shape[0]:
-            M = _grow(M, used + b - a + 1)
+            M = grow(M, used + b - a + 1)
         l1, h1, b1 = _span(lo, hi, base, s - 1)
         for k in range(a, b + 1):
             xs = M[b1 + k] if l1 <= k <= h1 else NULL

@@ -1,0 +1,14 @@
+"""Growable arrays for numba code that does not know its output size up front."""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def grow(a, need):
+    """``a`` itself if it holds ``need`` items, else a copy at least twice as large."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
