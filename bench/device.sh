@@ -3,7 +3,8 @@
 # MG1655 x DH1, the CPU peers (LASTZ 1 core, LASTZ all cores, minimap2 asm20), then the workflow
 # and WFA benchmarks when present. Prints a short table last; logs go to $OUT (or ./device-out).
 #
-#   bash bench/device.sh [PART...]      PART: tests bench peers others (default: all four)
+#   bash bench/device.sh [PART...]      PART: tests bench peers others (default: all four, in that
+#                                       order; parts run in the order given)
 #
 # Carried (run's carry list [".carry", ".whl"]):
 #   .carry/data/{bacteria,fungi}/*.fa.gz   genomes (AVA_SHARED_DATA points here)
@@ -49,7 +50,7 @@ if has peers; then
     LZ1_PID=$!
 fi
 
-if has tests; then
+part_tests() {
     echo "== pytest -m gpu"
     s=$(now)
     timeout "$T_TESTS" python3 -m pytest -q -m gpu -rs -s --timeout="${T_TEST_EACH:-150}" ${PYTEST_K:+-k "$PYTEST_K"} \
@@ -57,17 +58,17 @@ if has tests; then
         >"$OUT/pytest.log" 2>&1
     echo "pytest rc=$? in $(secs "$s" "$(now)") s" | tee -a "$OUT/pytest.log"
     grep -E "passed|failed|error|startup:|alignments, gpu run|^FAILED|^ERROR" "$OUT/pytest.log" | tail -25
-fi
+}
 
-if has bench; then
+part_bench() {
     echo "== engine bench (E. coli)"
     timeout "$T_BENCH" python3 bench/engine_bench.py "$T" "$Q" --repeats 3 --json "$OUT/engine.json" \
         >"$OUT/engine.log" 2>&1
     echo "engine bench rc=$?" >>"$OUT/engine.log"
     cat "$OUT/engine.log" | tail -20
-fi
+}
 
-if has peers; then
+part_peers() {
     echo "== peers on $NCPU cores"
     # LASTZ on all cores: one query piece per core, overlapping by 10 kb
     python3 - "$WORK/q.fa" "$NCPU" "$WORK" <<'EOF'
@@ -111,9 +112,9 @@ EOF
         echo "lastz_pieces_alignments $(cat "$WORK"/piece*.fa.out | grep -vc '^#')"
         echo "minimap2_alignments $(wc -l <"$WORK/mm2.paf")"
     } | tee "$OUT/peers.txt"
-fi
+}
 
-if has others; then
+part_others() {
     if [ -f bench/workflow_bench.sh ]; then
         echo "== workflow bench"
         timeout "$T_OTHERS" bash bench/workflow_bench.sh "$BAC" gpu >"$OUT/workflow.log" 2>&1
@@ -124,7 +125,10 @@ if has others; then
         timeout "$T_OTHERS" python3 bench/wfa_bench.py --backend gpu >"$OUT/wfa.log" 2>&1
         echo "rc=$?" >>"$OUT/wfa.log"; tail -3 "$OUT/wfa.log"
     fi
-fi
+}
+
+# the parts, in the order given
+for part in $PARTS; do "part_$part"; done
 
 echo "== summary"
 python3 - "$OUT" <<'EOF'

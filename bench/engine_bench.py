@@ -22,6 +22,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 
+def _parity(alns, target, query, tpath, qpath):
+    """Compare the warm-up's PAF with the CPU PAF cached by tests/gpu_reference.py (no CPU run)."""
+    import gzip
+    import tempfile
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+    import gpu_reference as ref
+    from gpukernels.formats import write_alignments
+    cached = ref.CACHE / f"{ref.cache_key(tpath, qpath, ())}.paf.gz"
+    if not cached.exists():
+        return "no cached CPU PAF"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "gpu.paf")
+        write_alignments(alns, target, query, out, fmt="paf")
+        mine = open(out, "rb").read()
+    with gzip.open(cached, "rb") as fh:
+        theirs = fh.read()
+    return "byte-identical" if mine == theirs else f"DIFFERENT ({len(mine)} vs {len(theirs)} bytes)"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("target")
@@ -76,6 +95,8 @@ def main(argv=None):
         print(f"  warm-up {s}: {sum(cp.cuda.get_elapsed_time(a, b) for a, b in ev) / 1000:.3f} s", flush=True)
     for k, w in enumerate(wave_stats[:2]):
         print(f"  warm-up gapped waves, strand {'+-'[k]}: {w}", flush=True)
+    parity = _parity(warm, target, query, args.target, args.query)
+    print(f"parity with the cached CPU PAF: {parity}", flush=True)
     if warm_s > 20:
         args.repeats = 1
     events.clear()
@@ -101,7 +122,7 @@ def main(argv=None):
                stages_s=per_stage, seed_hits=stats.seed_hits, hsps=stats.hsps,
                anchors_extended=stats.anchors_extended, alignments=len(warm), dp_cells=stats.dp_cells,
                dp_cells_per_s=stats.dp_cells / gapped_s if gapped_s == gapped_s else None,
-               gapped_waves=wave_stats[:2])
+               gapped_waves=wave_stats[:2], parity=parity)
     print(f"device: {name}")
     print(f"pair {out['target']} x {out['query']}: {out['pair_s']:.3f} s per pair (mean of {args.repeats}; "
           f"warm-up {warm_s:.1f} s)")

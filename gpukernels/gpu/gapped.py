@@ -54,6 +54,10 @@ _BSHIFT = 16
 _DIAG_CELL, _Q_CELL = 6, 14
 _FAR = 1 << 62
 _NEG = -(1 << 29)
+#: an anchor whose last inspection took more cells is re-inspected only when the walk needs it
+_LONG_CELLS = 1 << 20
+#: tracebacks up to this many bytes are executed speculatively, even where regions overlap
+_SMALL_EXEC = 1 << 20
 _MAXLEN = 1 << 30
 
 # inspector result columns (cuda/gapped.cu)
@@ -67,6 +71,18 @@ LAST_STATS = {}
 # kept alignments: arrays shared by the numba helpers
 #   K[k] = t0, t1, q0, q1, score; op_off/run_off: offsets into ops/runs (runs[r] = t, q, len)
 #   head[b] / ents[e] = (next, k): kept alignments by target bucket, for the on-path test
+
+@njit(cache=True, nogil=True)
+def _grow1(a, need):
+    if need <= a.shape[0]:
+        return a
+    size = max(a.shape[0], 1) * 2
+    while size < need:
+        size *= 2
+    b = np.empty(size, dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
 
 @njit(cache=True, nogil=True)
 def _grow2(a, need):
@@ -122,7 +138,7 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     K[nk, 3] = q1
     K[nk, 4] = score
     nops = path.shape[0]
-    ops_all = cg._grow(ops_all, op_off[nk] + nops)
+    ops_all = _grow1(ops_all, op_off[nk] + nops)
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
     r0 = run_off[nk]
@@ -261,17 +277,20 @@ def _hash_near(table, key, insert):
 
 
 @njit(cache=True, nogil=True)
-def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, status, table, sel):
+def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, status, table, sel,
+               res_all):
     """Choose the anchors to inspect next, scanning undecided anchors from ``pos``.
 
     Anchors on a kept path are decided here (status 4, skipped). An anchor not yet
     inspected (status 0) is taken unless an earlier undecided anchor of the scan lies in a
     neighbouring (diagonal, query) cell: it then likely lies on that one's path, and the
-    walk decides it later. Returns (end of the scan, number taken into ``sel``).
+    walk decides it later. So is one whose last inspection was long (it was dirtied) unless
+    it is the first undecided anchor. Returns (end of the scan, number taken into ``sel``).
     """
     n = anchor_q.shape[0]
     table[:] = 0
     taken = 0
+    first = True
     a = pos
     while a < n and taken < width and a - pos < max_scan:
         if status[a] == 4:
@@ -291,9 +310,11 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
                 if _hash_near(table, (dc + dd) * (1 << 26) + qc + dq + 2, False):
                     near = True
         _hash_near(table, dc * (1 << 26) + qc + 2, True)
-        if status[a] == 0 and not near:
+        prev = res_all[2 * a, R_CELLS] + res_all[2 * a + 1, R_CELLS]
+        if status[a] == 0 and (first or (not near and prev <= _LONG_CELLS)):
             sel[taken] = a
             taken += 1
+        first = False
         a += 1
     return a, taken
 
@@ -338,6 +359,16 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
                 e = bnext[e]
             if not clear:
                 break
+        if st == 1:
+            dl = rl[R_BI] + rl[R_BJ]
+            dr = rr[R_BI] + rr[R_BJ]
+            need = 0
+            if dl > 0:
+                need += rl[R_CAB] + 12 * (dl + 1)
+            if dr > 0:
+                need += rr[R_CAB] + 12 * (dr + 1)
+            if need <= _SMALL_EXEC:
+                clear = True
         if st == 1 and clear and cnt[0] > stamp[a]:
             for x in range(4):
                 reg[x] = rl[R_IMAX + x]
@@ -742,7 +773,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         c0 = clock()
         k_scan = int(cnt[0])
         end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, 4 * width, status,
-                            table, sel)
+                            table, sel, res_all)
         stats["form_s"] += clock() - c0
         if m:
             idx = sel[:m].copy()
@@ -791,7 +822,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                              res_all[row, R_BJ], t, tk[0], tk[1], q, tk[3], tk[4]))
                 lens[ds_all > 0] = [len(o) for o in pieces]
                 flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
-                store = cg._grow(store, used + len(flat))
+                store = _grow1(store, used + len(flat))
                 store[used:used + len(flat)] = flat
                 stats["traceback_s"] += clock() - c1
             offs = used + np.concatenate([[0], np.cumsum(lens)])
