@@ -86,17 +86,19 @@ def _cpu_extend(*args):
     return cpu_gapped.extend_anchors(*args)
 
 
-def wfa_penalties(scoring: Scoring):
-    """``(x, o, e, g, match)`` of a uniform scoring for the WFA traceback.
+def wfa_penalties(scoring: Scoring, cost_factor=None):
+    """``(x, o, e, g, match, cost_factor)`` of a uniform scoring for the WFA traceback.
 
     ``x, o, e`` are :func:`gpukernels.wfa.penalties_from_scores` divided by
-    their greatest common divisor ``g``.
+    their greatest common divisor ``g``; ``cost_factor`` defaults to
+    :data:`gpukernels.cpu.wfa_traceback.COST_FACTOR`.
 
     Raises
     ------
     ValueError
         When the scoring is not uniform (:func:`gpukernels.scoring.uniform_scores`).
     """
+    from .cpu.wfa_traceback import COST_FACTOR
     from .scoring import uniform_scores
     from .wfa import penalties_from_scores
     pair = uniform_scores(scoring)
@@ -105,4 +107,5 @@ def wfa_penalties(scoring: Scoring):
     match, mismatch = pair
     x, o, e = penalties_from_scores(match, mismatch, scoring.gap_open, scoring.gap_extend)
     g = math.gcd(math.gcd(x, o), e)
-    return np.array([x // g, o // g, e // g, g, match], dtype=np.int64)
+    factor = COST_FACTOR if cost_factor is None else cost_factor
+    return np.array([x // g, o // g, e // g, g, match, factor], dtype=np.int64)

@@ -46,7 +46,7 @@ def test_uniform_scores_detects_the_preset():
     assert uniform_scores(uniform_scoring(1, 3)) == (1, 3)
     assert uniform_scores(lastz_scoring()) is None
     pen = gapped.wfa_penalties(uniform_scoring())
-    assert pen.tolist() == [5, 10, 2, 80, 100]   # (400, 800, 160) / 80
+    assert pen.tolist()[:5] == [5, 10, 2, 80, 100]   # (400, 800, 160) / 80
 
 
 @pytest.mark.parametrize("seed", range(6))

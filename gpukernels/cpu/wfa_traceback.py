@@ -34,6 +34,8 @@ WFA_OK, FALL_N, FALL_SCORE, FALL_WALL, FALL_COST = 0, 1, 2, 3, 4
 STAT_NAMES = ("wfa", "fallback_n", "fallback_score", "fallback_wall", "fallback_cost")
 #: cap on WFA's stored wavefront cells (about 12 bytes each) for one side
 MAX_WFA_CELLS = 1 << 25
+#: WFA runs on a side when ``penalty² / e × COST_FACTOR`` ≤ the DP cells of that side
+COST_FACTOR = 1
 
 
 @njit(cache=True, nogil=True)
@@ -123,7 +125,8 @@ def side_path(t, t0, nt, q, q0, nq, best, cells, pen, walls, self_barrier, origi
         DP cells the inspector spent on this side (WFA is skipped when its
         estimated cost exceeds them, or :data:`MAX_WFA_CELLS`).
     pen : ndarray of int64
-        ``(x, o, e, g, match)``: WFA penalties divided by ``g``, and the match score.
+        ``(x, o, e, g, match, factor)``: WFA penalties divided by ``g``, the
+        match score, and the cost factor (:data:`COST_FACTOR`).
     walls : ndarray of int32
         As in :func:`gpukernels.cpu.gapped.ydrop_one_side`.
     self_barrier : bool
@@ -141,7 +144,7 @@ def side_path(t, t0, nt, q, q0, nq, best, cells, pen, walls, self_barrier, origi
         Forward columns (``t0, q0`` onwards) when ``status == WFA_OK``.
     buf : ndarray of uint8
     """
-    x, o, e, g, match = pen[0], pen[1], pen[2], pen[3], pen[4]
+    x, o, e, g, match, factor = pen[0], pen[1], pen[2], pen[3], pen[4], pen[5]
     empty = np.empty(0, dtype=np.uint8)
     if not (plain_acgt(t, t0, nt) and plain_acgt(q, q0, nq)):
         return FALL_N, empty, buf
@@ -149,7 +152,7 @@ def side_path(t, t0, nt, q, q0, nq, best, cells, pen, walls, self_barrier, origi
     if bound < 0 or bound % g != 0:
         return FALL_SCORE, empty, buf
     cost = wfa_cost(bound // g, e)
-    if cost > MAX_WFA_CELLS or cost > cells:
+    if cost > MAX_WFA_CELLS or cost * factor > cells:
         return FALL_COST, empty, buf
     if buf.shape[0] < nt + nq:
         buf = np.empty(max(nt + nq, 2 * buf.shape[0]), dtype=np.uint8)
