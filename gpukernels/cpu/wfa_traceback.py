@@ -19,6 +19,9 @@ divided out before the call). The WFA path is accepted only when
 Otherwise the caller runs the DP with its traceback for that side, so the
 result is always an optimal path of the DP's score that the DP could have
 taken.
+
+numba caches ``cpu/gapped.extend_anchors`` with these functions compiled
+in, keyed on ``cpu/gapped.py`` alone: after editing this file, touch that one.
 """
 
 import numpy as np
