@@ -298,7 +298,7 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
             continue
         aq = anchor_q[a]
         at = anchor_t[a]
-        if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
+        if status[a] == 0 and _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             a += 1
             continue
@@ -322,12 +322,14 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
 @njit(cache=True, nogil=True)
 def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K, cnt,
                  op_off, ops_all, run_off, runs):
-    """Inspected anchors of [pos, end) to execute now: regions clear of earlier undecided ones.
+    """Inspected anchors of [pos, end) to execute now.
 
-    The first undecided anchor is always clear. An anchor whose traceback alone exceeds
-    ``mem`` gets status 3 (CPU). The executor must see the walls the inspector saw: an
-    anchor whose region was dirtied since its inspection goes back to status 0. Returns the
-    number written to ``sel``.
+    Small tracebacks (up to ``_SMALL_EXEC`` bytes) are executed speculatively. A large one
+    only when its region overlaps no earlier undecided large one (it would most likely lie
+    on that one's path); the first undecided anchor always goes. An anchor whose traceback
+    alone exceeds ``mem`` gets status 3 (CPU). The executor must see the walls the
+    inspector saw: an anchor whose region was dirtied since its inspection goes back to
+    status 0. Returns the number written to ``sel``.
     """
     reg = np.empty(8, dtype=np.int64)
     bhead[:] = -1
@@ -335,41 +337,55 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
     ne = 0
     used = 0
     taken = 0
+    first = True
     for a in range(pos, end):
         st = status[a]
-        if st == 4 or st == 0:
+        if st == 4:
+            continue
+        was_first = first
+        first = False
+        if st != 1 and st != 2:
             continue
         rl = res_all[2 * a]
         rr = res_all[2 * a + 1]
+        dl = rl[R_BI] + rl[R_BJ]
+        dr = rr[R_BI] + rr[R_BJ]
+        need = 0
+        if dl > 0:
+            need += rl[R_CAB] + 12 * (dl + 1)
+        if dr > 0:
+            need += rr[R_CAB] + 12 * (dr + 1)
+        large = need > _SMALL_EXEC or rl[R_CELLS] + rr[R_CELLS] > _LONG_CELLS
+        clear = True
         aq = anchor_q[a]
         at = anchor_t[a]
         qa, qb = aq + 1 - rl[R_IMAX], aq + 1 + rr[R_IMAX]
         ta, tb = at + 1 - rl[R_JMAX], at + 1 + rr[R_JMAX]
         b_lo = (ta >> 16) % nb
         nbk = min((tb >> 16) - (ta >> 16) + 1, nb)
-        clear = True
-        for x in range(nbk):
-            e = bhead[(b_lo + x) % nb]
-            while e >= 0 and clear:
-                y = bidx[e]
-                if (anchor_q[y] + 1 - res_all[2 * y, R_IMAX] <= qb and qa <= anchor_q[y] + 1 + res_all[2 * y + 1, R_IMAX]
-                        and anchor_t[y] + 1 - res_all[2 * y, R_JMAX] <= tb
-                        and ta <= anchor_t[y] + 1 + res_all[2 * y + 1, R_JMAX]):
-                    clear = False
-                e = bnext[e]
-            if not clear:
-                break
-        if st == 1:
-            dl = rl[R_BI] + rl[R_BJ]
-            dr = rr[R_BI] + rr[R_BJ]
-            need = 0
-            if dl > 0:
-                need += rl[R_CAB] + 12 * (dl + 1)
-            if dr > 0:
-                need += rr[R_CAB] + 12 * (dr + 1)
-            if need <= _SMALL_EXEC:
-                clear = True
-        if st == 1 and clear and cnt[0] > stamp[a]:
+        if large and not was_first:
+            for x in range(nbk):
+                e = bhead[(b_lo + x) % nb]
+                while e >= 0 and clear:
+                    y = bidx[e]
+                    if (anchor_q[y] + 1 - res_all[2 * y, R_IMAX] <= qb
+                            and qa <= anchor_q[y] + 1 + res_all[2 * y + 1, R_IMAX]
+                            and anchor_t[y] + 1 - res_all[2 * y, R_JMAX] <= tb
+                            and ta <= anchor_t[y] + 1 + res_all[2 * y + 1, R_JMAX]):
+                        clear = False
+                    e = bnext[e]
+                if not clear:
+                    break
+        if large and ne + nbk <= bnext.shape[0]:
+            for x in range(nbk):
+                b = (b_lo + x) % nb
+                bidx[ne] = a
+                bnext[ne] = bhead[b]
+                bhead[b] = ne
+                ne += 1
+        if st != 1 or not clear:
+            continue
+        if cnt[0] > stamp[a]:
             for x in range(4):
                 reg[x] = rl[R_IMAX + x]
                 reg[4 + x] = rr[R_IMAX + x]
@@ -377,27 +393,12 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
                 status[a] = 0
                 continue
             stamp[a] = cnt[0]
-        if st == 1 and clear:
-            dl = rl[R_BI] + rl[R_BJ]
-            dr = rr[R_BI] + rr[R_BJ]
-            need = 0
-            if dl > 0:
-                need += rl[R_CAB] + 12 * (dl + 1)
-            if dr > 0:
-                need += rr[R_CAB] + 12 * (dr + 1)
-            if need > mem:
-                status[a] = 3
-            elif used + need <= mem:
-                used += need
-                sel[taken] = a
-                taken += 1
-        if st != 3 and ne + nbk <= bnext.shape[0]:
-            for x in range(nbk):
-                b = (b_lo + x) % nb
-                bidx[ne] = a
-                bnext[ne] = bhead[b]
-                bhead[b] = ne
-                ne += 1
+        if need > mem:
+            status[a] = 3
+        elif used + need <= mem:
+            used += need
+            sel[taken] = a
+            taken += 1
     return taken
 
 
@@ -453,7 +454,7 @@ def _walk(pos, end, k_scan, status, stamp, res_all, store, ops_idx, anchor_q, an
             continue
         aq = anchor_q[a]
         at = anchor_t[a]
-        if cnt[0] > k_scan and _on_kept(aq, at, k_scan, K, run_off, runs, head, ents):
+        if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             continue
         if st == 3:
