@@ -10,6 +10,9 @@ warm-up alignment per traceback (numba compilation), the pair is aligned
 (``os.times``), which a loaded machine does not inflate the way it does wall
 time. Reports the best and median per traceback, the WFA outcome counts per
 side, and whether both tracebacks gave the same scores.
+
+``--only dp|wfa`` aligns once with one traceback (no warm-up) and reports the
+process's peak resident memory, to compare the tracebacks' memory in two runs.
 """
 
 from __future__ import annotations
@@ -51,12 +54,24 @@ def run_once(engine, target, query, scoring, traceback, spent):
     return sum(spent), total, alns, stats
 
 
+def peak_memory(engine, target, query, scoring, traceback, spent):
+    """Align once with ``traceback``; print gapped seconds and the peak RSS in MiB."""
+    import resource
+    g, tot, alns, stats = run_once(engine, target, query, scoring, traceback, spent)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(dict(traceback=traceback, gapped_user_s=g, total_user_s=tot, alignments=len(alns),
+                          peak_rss_mib=round(peak), wfa=stats.wfa)))
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("target")
     p.add_argument("query")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json", default=None)
+    p.add_argument("--only", choices=("dp", "wfa"), default=None,
+                   help="one run with this traceback; report peak memory")
     args = p.parse_args(argv)
 
     from gpukernels import engine
@@ -66,6 +81,8 @@ def main(argv=None):
     target, query = read_fasta(args.target), read_fasta(args.query)
     scoring = uniform_scoring()
     spent = timed_gapped(engine)
+    if args.only:
+        return peak_memory(engine, target, query, scoring, args.only, spent)
     modes = ("dp", "wfa")
     results = {m: dict(gapped=[], total=[]) for m in modes}
     last = {}
