@@ -12,3 +12,13 @@ def grow(a, need):
     b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
     b[:a.shape[0]] = a
     return b
+
+
+@njit(cache=True, nogil=True)
+def grow_rows(a, need):
+    """:func:`grow` for a 2-D array: more rows, the same columns."""
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    b[:a.shape[0]] = a
+    return b

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from ..cpu import gapped as cg
+from ..cpu.buffers import grow, grow_rows
 from ..cpu.gapped import OP_D, OP_I, OP_X
 
 #: anchors inspected per wave at most
@@ -71,30 +72,6 @@ LAST_STATS = {}
 # kept alignments: arrays shared by the numba helpers
 #   K[k] = t0, t1, q0, q1, score; op_off/run_off: offsets into ops/runs (runs[r] = t, q, len)
 #   head[b] / ents[e] = (next, k): kept alignments by target bucket, for the on-path test
-
-@njit(cache=True, nogil=True)
-def _grow1(a, need):
-    if need <= a.shape[0]:
-        return a
-    size = max(a.shape[0], 1) * 2
-    while size < need:
-        size *= 2
-    b = np.empty(size, dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@njit(cache=True, nogil=True)
-def _grow2(a, need):
-    if need <= a.shape[0]:
-        return a
-    size = a.shape[0] * 2
-    while size < need:
-        size *= 2
-    b = np.empty((size, a.shape[1]), dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
 
 @njit(cache=True, nogil=True)
 def _on_path(aq, at, k, K, run_off, runs):
@@ -138,7 +115,7 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     K[nk, 3] = q1
     K[nk, 4] = score
     nops = path.shape[0]
-    ops_all = _grow1(ops_all, op_off[nk] + nops)
+    ops_all = grow(ops_all, op_off[nk] + nops)
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
     r0 = run_off[nk]
@@ -149,7 +126,7 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
         if sub and not prev_sub:
             nr += 1
         prev_sub = sub
-    runs = _grow2(runs, r0 + nr)
+    runs = grow_rows(runs, r0 + nr)
     r = r0 - 1
     ti = s_t0
     qi = s_q0
@@ -177,7 +154,7 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     if nr > 0:
         b_lo = s_t0 >> _BSHIFT
         b_hi = (t1 - 1) >> _BSHIFT
-        ents = _grow2(ents, cnt[1] + b_hi - b_lo + 1)
+        ents = grow_rows(ents, cnt[1] + b_hi - b_lo + 1)
         for b in range(b_lo, b_hi + 1):
             e = cnt[1]
             ents[e, 0] = head[b]
@@ -823,7 +800,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                              res_all[row, R_BJ], t, tk[0], tk[1], q, tk[3], tk[4]))
                 lens[ds_all > 0] = [len(o) for o in pieces]
                 flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
-                store = _grow1(store, used + len(flat))
+                store = grow(store, used + len(flat))
                 store[used:used + len(flat)] = flat
                 stats["traceback_s"] += clock() - c1
             offs = used + np.concatenate([[0], np.cumsum(lens)])
