@@ -30,6 +30,49 @@ OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
+def traceback_columns(tb, tb_off, tb_lo, bi, bj, t, t_base, t_step, q, q_base, q_step):
+    """Columns of the path from the origin to cell (bi, bj), origin first.
+
+    Walks the traceback bytes back from (bi, bj): the byte of cell (i, j)
+    is ``tb[tb_off[i + j] + i - tb_lo[i + j]]`` and its letters are
+    ``t[t_base + t_step * j]`` and ``q[q_base + q_step * i]``. Shared by
+    the CPU DP and the GPU executor's host side.
+    """
+    ops = np.empty(bi + bj, dtype=np.uint8)
+    n = 0
+    i = bi
+    j = bj
+    state = 0
+    while i > 0 or j > 0:
+        dd = i + j
+        byte = tb[tb_off[dd] + i - tb_lo[dd]]
+        if state == 0:
+            src = byte & 3
+            if src == 0:
+                tc = t[t_base + t_step * j]
+                qc = q[q_base + q_step * i]
+                ops[n] = OP_EQ if (tc == qc and tc < 4) else OP_X
+                n += 1
+                i -= 1
+                j -= 1
+                continue
+            state = src
+        if state == 1:
+            ops[n] = OP_D
+            n += 1
+            j -= 1
+            if (byte & 4) == 0:
+                state = 0
+        else:
+            ops[n] = OP_I
+            n += 1
+            i -= 1
+            if (byte & 8) == 0:
+                state = 0
+    return ops[:n][::-1].copy()
+
+
+@njit(cache=True, nogil=True)
 def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier,
                    walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo, store=True):
     """One-sided y-drop extension from the origin, with traceback.
@@ -263,39 +306,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         lo1, hi1 = nlo, nhi
     if not store:
         return best, bi, bj, cells, np.empty(0, dtype=np.uint8), tb, tb_off, tb_lo
-    # traceback from (bi, bj) to the origin
-    ops = np.empty(bi + bj, dtype=np.uint8)
-    n = 0
-    i = bi
-    j = bj
-    state = 0
-    while i > 0 or j > 0:
-        dd = i + j
-        byte = tb[tb_off[dd] + i - tb_lo[dd]]
-        if state == 0:
-            src = byte & 3
-            if src == 0:
-                tc = tA[T0 - j]
-                qc = qA[Q0 + i]
-                ops[n] = OP_EQ if (tc == qc and tc < 4) else OP_X
-                n += 1
-                i -= 1
-                j -= 1
-                continue
-            state = src
-        if state == 1:
-            ops[n] = OP_D
-            n += 1
-            j -= 1
-            if (byte & 4) == 0:
-                state = 0
-        else:
-            ops[n] = OP_I
-            n += 1
-            i -= 1
-            if (byte & 8) == 0:
-                state = 0
-    return best, bi, bj, cells, ops[:n][::-1].copy(), tb, tb_off, tb_lo
+    ops = traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
+    return best, bi, bj, cells, ops, tb, tb_off, tb_lo
 
 
 @njit(cache=True, nogil=True)

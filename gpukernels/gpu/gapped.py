@@ -381,39 +381,14 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
 
 @njit(cache=True, nogil=True)
 def _traceback(tb, tb_lo, tb_off, tbb, adb, bi, bj, t, t0, tstep, q, q0, qstep):
-    """Columns from the origin outwards, as cpu/gapped.ydrop_one_side returns them."""
-    ops = np.empty(bi + bj, dtype=np.uint8)
-    n = 0
-    i = bi
-    j = bj
-    state = 0
-    while i > 0 or j > 0:
-        dd = i + j
-        byte = tb[tbb + tb_off[adb + dd] + i - tb_lo[adb + dd]]
-        if state == 0:
-            src = byte & 3
-            if src == 0:
-                tc = t[t0 + tstep * (j - 1)]
-                qc = q[q0 + qstep * (i - 1)]
-                ops[n] = cg.OP_EQ if (tc == qc and tc < 4) else OP_X
-                n += 1
-                i -= 1
-                j -= 1
-                continue
-            state = src
-        if state == 1:
-            ops[n] = OP_D
-            n += 1
-            j -= 1
-            if (byte & 4) == 0:
-                state = 0
-        else:
-            ops[n] = OP_I
-            n += 1
-            i -= 1
-            if (byte & 8) == 0:
-                state = 0
-    return ops[:n][::-1].copy()
+    """Columns from the origin outwards, as cpu/gapped.ydrop_one_side returns them.
+
+    ``tbb`` and ``adb`` locate this side's bytes and anti-diagonal table in
+    the batch's buffers; row i, column j read ``q[q0 + qstep * (i - 1)]`` and
+    ``t[t0 + tstep * (j - 1)]``.
+    """
+    return cg.traceback_columns(tb[tbb:], tb_off[adb:], tb_lo[adb:], bi, bj, t, t0 - tstep, tstep,
+                                q, q0 - qstep, qstep)
 
 
 @njit(cache=True, nogil=True)
