@@ -26,7 +26,7 @@ class SeedPattern:
     Attributes
     ----------
     pattern : str
-        ``1`` marks a care position, ``0`` (or ``x``/``-``... not accepted) a don't-care.
+        ``1`` marks a care position, ``0`` a don't-care.
     care : ndarray of int64
         Offsets of the care positions.
     span : int
