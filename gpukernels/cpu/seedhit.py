@@ -10,9 +10,14 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _set_bits(codes, lo, hi, L, table):
-    """Mark every valid L-letter word of codes[lo:hi] in the bit table (uint64 words)."""
+@njit(cache=True, nogil=True)
+def _word_end_keys(codes, lo, hi, L):
+    """Key of the valid L-letter word of ``codes[lo:hi]`` ending at each position, else -1.
+
+    The one rolling 2-bit packing every counter here reads; a word holding N
+    or a separator is never valid.
+    """
+    keys = np.full(hi - lo, -1, dtype=np.int64)
     key = 0
     run = 0
     mask = (1 << (2 * L)) - 1
@@ -25,24 +30,23 @@ def _set_bits(codes, lo, hi, L, table):
         key = ((key << 2) | c) & mask
         run += 1
         if run >= L:
+            keys[i - lo] = key
+    return keys
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _set_bits(codes, lo, hi, L, table):
+    """Mark every valid L-letter word of codes[lo:hi] in the bit table (uint64 words)."""
+    for key in _word_end_keys(codes, lo, hi, L):
+        if key >= 0:
             table[key >> 6] |= np.uint64(1) << np.uint64(key & 63)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _count(codes, lo, hi, L, table):
-    key = 0
-    run = 0
-    mask = (1 << (2 * L)) - 1
     cnt = 0
-    for i in range(lo, hi):
-        c = codes[i]
-        if c > 3:
-            run = 0
-            key = 0
-            continue
-        key = ((key << 2) | c) & mask
-        run += 1
-        if run >= L and (table[key >> 6] >> np.uint64(key & 63)) & np.uint64(1):
+    for key in _word_end_keys(codes, lo, hi, L):
+        if key >= 0 and (table[key >> 6] >> np.uint64(key & 63)) & np.uint64(1):
             cnt += 1
     return cnt
 
@@ -75,25 +79,16 @@ def best_window_counts(t_codes, q_codes, bits, window):
     """
     L = bits // 2
     size = 1 << bits
-    mask = size - 1
     nq = q_codes.shape[0]
     nt = t_codes.shape[0]
     nqw = (nq + window - 1) // window
     ntw = max(1, (nt + window - 1) // window)
     # query positions grouped by b-mer (counting sort)
-    qkey = np.full(nq, -1, dtype=np.int64)
-    key = 0
-    run = 0
-    for i in range(nq):
-        c = q_codes[i]
-        if c > 3:
-            run = 0
-            key = 0
-            continue
-        key = ((key << 2) | c) & mask
-        run += 1
-        if run >= L:
-            qkey[i - L + 1] = key
+    qkey = np.full(nq, -1, dtype=np.int64)   # by word start
+    if nq >= L:
+        qkey[:nq - L + 1] = _word_end_keys(q_codes, 0, nq, L)[L - 1:]
+    # target words by their last letter, computed once for all (overlapping) windows
+    tkey = _word_end_keys(t_codes, 0, nt, L)
     start = np.zeros(size + 1, dtype=np.int64)
     for i in range(nq):
         if qkey[i] >= 0:
@@ -117,17 +112,9 @@ def best_window_counts(t_codes, q_codes, bits, window):
             hi = min(nt, lo + 2 * window)
             counter[:] = 0
             seen[:] = 0
-            key = 0
-            run = 0
             for i in range(lo, hi):
-                c = t_codes[i]
-                if c > 3:
-                    run = 0
-                    key = 0
-                    continue
-                key = ((key << 2) | c) & mask
-                run += 1
-                if run < L:
+                key = tkey[i]
+                if key < 0 or i - L + 1 < lo:   # only words inside the window
                     continue
                 bit = np.uint64(1) << np.uint64(key & 63)
                 if seen[key >> 6] & bit:
