@@ -351,7 +351,7 @@ def _on_path(aq, at, k, kt0, kt1, kq0, kq1, run_off, run_t, run_q, run_len):
 
 @njit(cache=True, nogil=True)
 def runs_of(ops, t0, q0):
-    """Substitution runs of a path: arrays of target start, query start, length."""
+    """Substitution runs of a path: target start, query start, length, first column index."""
     n = 0
     prev_sub = False
     for k in range(ops.shape[0]):
@@ -362,6 +362,7 @@ def runs_of(ops, t0, q0):
     rt = np.empty(n, dtype=np.int64)
     rq = np.empty(n, dtype=np.int64)
     rl = np.empty(n, dtype=np.int64)
+    rx = np.empty(n, dtype=np.int64)
     r = -1
     ti = t0
     qi = q0
@@ -374,6 +375,7 @@ def runs_of(ops, t0, q0):
                 rt[r] = ti
                 rq[r] = qi
                 rl[r] = 0
+                rx[r] = k
             rl[r] += 1
             ti += 1
             qi += 1
@@ -384,7 +386,7 @@ def runs_of(ops, t0, q0):
             else:
                 ti += 1
             prev_sub = False
-    return rt, rq, rl
+    return rt, rq, rl, rx
 
 
 @njit(cache=True, nogil=True)
@@ -560,7 +562,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         ops_all = grow(ops_all, op_off[nk] + nops)
         ops_all[op_off[nk]:op_off[nk] + nops] = path
         op_off[nk + 1] = op_off[nk] + nops
-        rt, rq, rl = runs_of(path, s_t0, s_q0)
+        rt, rq, rl, _ = runs_of(path, s_t0, s_q0)
         r0 = run_off[nk]
         nr = rt.shape[0]
         run_t = grow(run_t, r0 + nr)

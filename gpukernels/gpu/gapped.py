@@ -119,37 +119,13 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
     r0 = run_off[nk]
-    nr = 0
-    prev_sub = False
-    for x in range(nops):
-        sub = path[x] <= OP_X
-        if sub and not prev_sub:
-            nr += 1
-        prev_sub = sub
+    rt, rq, rl, rx = cg.runs_of(path, s_t0, s_q0)
+    nr = rt.shape[0]
     runs = grow_rows(runs, r0 + nr)
-    r = r0 - 1
-    ti = s_t0
-    qi = s_q0
-    prev_sub = False
-    for x in range(nops):
-        op = path[x]
-        if op <= OP_X:
-            if not prev_sub:
-                r += 1
-                runs[r, 0] = ti
-                runs[r, 1] = qi
-                runs[r, 2] = 0
-                runs[r, 3] = x
-            runs[r, 2] += 1
-            ti += 1
-            qi += 1
-            prev_sub = True
-        else:
-            if op == OP_I:
-                qi += 1
-            else:
-                ti += 1
-            prev_sub = False
+    runs[r0:r0 + nr, 0] = rt
+    runs[r0:r0 + nr, 1] = rq
+    runs[r0:r0 + nr, 2] = rl
+    runs[r0:r0 + nr, 3] = rx
     run_off[nk + 1] = r0 + nr
     if nr > 0:
         b_lo = s_t0 >> _BSHIFT
