@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukernels.gpu.gapped import side_dp as _task
+from gpukernels.gpu.gapped import DCAP, side_dp as _task
 
 
 class EmuRunner:
     """Stands in for :class:`gpukernels.gpu.gapped.DeviceRunner`."""
 
-    def __init__(self, t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem, bands=(512, 2048)):
+    def __init__(self, t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem, bands=(512, 2048), dcap=DCAP):
         self.t, self.q, self.matrix = t, q, np.ascontiguousarray(matrix, dtype=np.int64)
         self.gap_open, self.gap_ext, self.ydrop = gap_open, gap_ext, ydrop
         self.walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
         self.mem = mem
         self.bands = bands
+        self.dcap = dcap
         self.launches = 0
         self.band_retries = 0
         self._z8 = np.zeros(1, dtype=np.uint8)
@@ -37,10 +38,11 @@ class EmuRunner:
         for x, tk in enumerate(tasks):
             for b in self.bands:
                 r = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
-                          b, 0, 0, self._z8, 0, self._z32, self._z64, 0)
+                          b, 0, 0, self._z8, 0, self._z32, self._z64, 0, self.dcap)
                 out[x] = r
                 if r[9] == 0:
                     band[x] = b
+                if r[9] != 1:
                     break
                 self.band_retries += 1
         return out, band

@@ -415,6 +415,60 @@ def mark_walls(walls, path, t0, q0):
 
 
 @njit(cache=True, nogil=True)
+def _barriers(aq, at, self_barrier):
+    """Self-comparison barriers of the left and right side (out of reach when off)."""
+    if self_barrier:
+        return at - aq, aq - at
+    far = 1 << 62
+    return far, far
+
+
+@njit(cache=True, nogil=True)
+def extend_one(t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
+               self_barrier, walls, work, tb, tb_off, tb_lo, store=True):
+    """Both sides of one anchor, with the walls as they are: the sequential rule's step.
+
+    The left side runs on the target forward and the reversed query, the
+    right side on the reversed target and the query (see
+    :func:`ydrop_one_side`), each from the anchor base ``(aq, at)`` outwards
+    and inside the record bounds ``[t_lo, t_hi)``, ``[q_lo, q_hi)``. Shared by
+    :func:`extend_anchors` and the GPU twin's host side, which extends here
+    the anchors whose speculative GPU result is not valid.
+
+    Returns
+    -------
+    tuple
+        ``lsc, li, lj, lcells, lops, rsc, ri, rj, rcells, rops`` (each side's
+        best score, cell, cells and columns from the anchor outwards), then
+        the grown ``tb, tb_off, tb_lo``.
+    """
+    bar_left, bar_right = _barriers(aq, at, self_barrier)
+    lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
+        t, at + 1, at - t_lo + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo + 1, matrix,
+        gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, store)
+    rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
+        t_rev, t.shape[0] - 1 - at, t_hi - at - 1, q, aq, q_hi - aq - 1, matrix,
+        gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, store)
+    return lsc, li, lj, c1, lops, rsc, ri, rj, c2, rops, tb, tb_off, tb_lo
+
+
+@njit(cache=True, nogil=True)
+def join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext):
+    """Forward path of an anchor from its left columns (anchor outwards) and right columns.
+
+    Returns the path, its target and query start, and its score.
+    """
+    nl = lops.shape[0]
+    path = np.empty(nl + rops.shape[0], dtype=np.uint8)
+    for k in range(nl):
+        path[k] = lops[nl - 1 - k]
+    path[nl:] = rops
+    s_t0 = at + 1 - lj
+    s_q0 = aq + 1 - li
+    return path, s_t0, s_q0, rescore(path, t, s_t0, q, s_q0, matrix, gap_open, gap_ext)
+
+
+@njit(cache=True, nogil=True)
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext,
                    ydrop, gappedthresh, self_barrier, wall_slots, wfa_pen=None, wfa_stats=None):
     """Gapped extension of anchors in the given order (best HSP first).
@@ -480,7 +534,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     tb = np.empty(1 << 16, dtype=np.uint8)
     tb_off = np.empty(1024, dtype=np.int64)
     tb_lo = np.empty(1024, dtype=np.int64)
-    far = 1 << 62
     walls = np.zeros((t.shape[0] + 1, wall_slots, 2), dtype=np.int32)
     t_rev = t[::-1].copy()
     q_rev = q[::-1].copy()
@@ -495,20 +548,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 break
         if covered:
             continue
-        # left piece: reversed sequences from the anchor base itself
-        bar_left = far
-        bar_right = far
-        if self_barrier:
-            bar_left = at - aq
-            bar_right = aq - at
-        # left piece: target forward, query reversed; right piece: the other way round
         store = wfa_pen is None
-        lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
-            t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix,
-            gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, store)
-        rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
-            t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix,
-            gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, store)
+        lsc, li, lj, c1, lops, rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = extend_one(
+            t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
+            self_barrier, walls, work, tb, tb_off, tb_lo, store)
         total_cells += c1 + c2
         anchor_cells[a] = c1 + c2
         if li + lj + ri + rj == 0:
@@ -518,6 +561,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             st, fops, wbuf = side_path(t, at + 1 - lj, lj, q, aq + 1 - li, li, lsc, c1, wfa_pen, walls,
                                        self_barrier, False, wbuf)
             wfa_stats[st] += 1
+            bar_left, bar_right = _barriers(aq, at, self_barrier)
             if st == WFA_OK:
                 lops = fops[::-1].copy()
             else:
@@ -533,16 +577,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
                     t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix,
                     gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo)
-        # left ops come from the anchor outwards: reverse them to forward order
-        nops = lops.shape[0] + rops.shape[0]
-        path = np.empty(nops, dtype=np.uint8)
-        nl = lops.shape[0]
-        for k in range(nl):
-            path[k] = lops[nl - 1 - k]
-        path[nl:] = rops
-        s_t0 = at + 1 - lj
-        s_q0 = aq + 1 - li
-        score = rescore(path, t, s_t0, q, s_q0, matrix, gap_open, gap_ext)
+        path, s_t0, s_q0, score = join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
+        nops = path.shape[0]
         if score < gappedthresh:
             continue
         if nk == cap:

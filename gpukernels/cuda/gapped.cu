@@ -7,7 +7,9 @@
 //
 // mode 0, the inspector: score only; finds the best cell, counts cells, and
 //   reports the explored region (for the host's wave rule) and the cells up
-//   to the best anti-diagonal (the executor's memory).
+//   to the best anti-diagonal (the executor's memory). Status 1: an
+//   anti-diagonal outgrew the band buffer; 2: more than dcap anti-diagonals
+//   (the host extends such sides).
 // mode 1, the executor: recomputes anti-diagonals 1..dstop only, writing a
 //   one-byte traceback per cell (src | 4 if E extends | 8 if F extends) and,
 //   per anti-diagonal, its first i and its offset; the host traces back.
@@ -37,7 +39,7 @@ struct Task {
 extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int ntasks, const int* __restrict__ matrix,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
-                                 int nslot, int band, int mode, long long* __restrict__ res,
+                                 int nslot, int band, int mode, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
                                  int* __restrict__ tb_lo, long long* __restrict__ tb_off)
@@ -72,6 +74,7 @@ extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsi
     while (true) {
         ++d;
         if ((long long)d > (long long)qn + tn || d > dstop) break;
+        if (!mode && d > dcap) { status = 2; break; }
         int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
         int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
         if (lo < d - tn) lo = d - tn;

@@ -1,37 +1,38 @@
-"""GPU twin of ``cpu/gapped.extend_anchors``: y-drop extension in waves (FastZ design).
+"""GPU twin of ``cpu/gapped.extend_anchors``: y-drop extension, GPU speculation checked by the host.
 
 The CPU twin is sequential: anchors in order; one lying on a kept path is
 skipped; the others are extended with the lattice points of the alignments
-kept so far as walls. Here anchors go to the GPU in *waves*:
+kept so far as walls. Here the GPU computes extensions *speculatively*, in
+waves, and the host keeps the sequential rule:
 
 1. **Form a wave** (host): from the first anchor not yet decided, take up to
    ``W`` anchors not on a kept path. An anchor near (same diagonal band, same
-   query stretch) an anchor already taken is left out of the launch: it very
-   likely lies on that one's path, and extending it too would repeat a long
-   alignment.
+   query stretch) an anchor already taken is left out: it very likely lies on
+   that one's path, and extending it too would repeat a long alignment.
 2. **Inspector** (``cuda/gapped.cu``, mode 0): one warp per side of each
    anchor, score only, with the walls as they were before the wave. It
    reports the best cell, the cells, the cells up to the best anti-diagonal
-   and the explored region (query/target reach and diagonal range).
-3. **Executor** (mode 1): for anchors whose region overlaps no earlier
+   and the explored region (query/target reach and diagonal range). A side
+   that runs past :data:`DCAP` anti-diagonals is abandoned: one warp is
+   latency-bound on such long extensions, and the host's vectorised DP is
+   faster there.
+3. **Executor** (mode 1): for anchors whose region overlaps no earlier large
    anchor's region in the wave, recompute up to the best anti-diagonal with a
    one-byte traceback per cell, in batches within the memory budget; the host
    traces back.
 4. **Walk** (host, the sequential rule): anchors in order. On a path kept
-   earlier (in this wave too): skipped. Left out, or without a traceback, or
-   *dirty* (its explored region holds a lattice point of an alignment kept
-   earlier in this wave, so its walls changed): the wave ends there and the
-   next one starts at it. Otherwise its result is exactly the CPU's: it is
-   accepted, rescored and kept at ``gappedthresh``.
+   earlier (in this wave too): skipped. With a traceback whose explored
+   region holds no lattice point of an alignment kept since its inspection:
+   the GPU's result is exactly the CPU's, and it is taken. Otherwise (left
+   out, abandoned, or *dirty*) the anchor is extended on the host right there
+   by the CPU twin's own step (:func:`gpukernels.cpu.gapped.extend_one`) with
+   the walls of that moment. Either way it is rescored and kept at
+   ``gappedthresh``, and the walk goes on: a wave never stops early.
 
 So the output is the CPU twin's, value for value and in the same order,
-whatever the wave size or the memory budget.
-
-**CPU fallback.** A side whose anti-diagonal grows wider than the widest
-band buffer (2048 cells), whose record is longer than 2^30, or whose
-traceback alone exceeds the memory budget is extended by the same DP on the
-CPU (:func:`side_dp`, numba) when the walk reaches it, with the walls of that
-moment: the same result, at CPU speed. The counts are in :data:`LAST_STATS`.
+whatever the wave size or the memory budget. The counts (waves, anchors
+taken from the GPU, anchors extended on the host and their cells) are in
+:data:`LAST_STATS`.
 """
 
 from __future__ import annotations
@@ -49,16 +50,18 @@ from ..cpu.gapped import OP_D, OP_I, OP_X
 WAVE = 4096
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
+#: anti-diagonals an inspector side may run before it is left to the host
+DCAP = 1 << 14
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 16
 #: diagonal and query cell (as shifts) of the wave's nearness rule
 _DIAG_CELL, _Q_CELL = 6, 14
 _FAR = 1 << 62
 _NEG = -(1 << 29)
-#: an anchor whose last inspection took more cells is re-inspected only when the walk needs it
-_LONG_CELLS = 1 << 20
 #: tracebacks up to this many bytes are executed speculatively, even where regions overlap
 _SMALL_EXEC = 1 << 20
+#: an anchor whose inspection took more cells is "large" for the executor's overlap rule
+_LARGE_CELLS = 1 << 20
 _MAXLEN = 1 << 30
 
 # inspector result columns (cuda/gapped.cu)
@@ -143,20 +146,6 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
 
 
 @njit(cache=True, nogil=True)
-def _join(lops, rops, t, q, aq, at, li, lj, ri, rj, matrix, gap_open, gap_ext):
-    """Forward path from the left ops (origin outwards) and right ops; start and rescored score."""
-    nl = lops.shape[0]
-    path = np.empty(nl + rops.shape[0], dtype=np.uint8)
-    for k in range(nl):
-        path[k] = lops[nl - 1 - k]
-    path[nl:] = rops
-    s_t0 = at + 1 - lj
-    s_q0 = aq + 1 - li
-    score = cg.rescore(path, t, s_t0, q, s_q0, matrix, gap_open, gap_ext)
-    return path, s_t0, s_q0, score
-
-
-@njit(cache=True, nogil=True)
 def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
     if side == 0:
         i = aq + 1 - lq
@@ -230,20 +219,18 @@ def _hash_near(table, key, insert):
 
 
 @njit(cache=True, nogil=True)
-def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, status, table, sel,
-               res_all):
+def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, status, table, sel):
     """Choose the anchors to inspect next, scanning undecided anchors from ``pos``.
 
-    Anchors on a kept path are decided here (status 4, skipped). An anchor not yet
-    inspected (status 0) is taken unless an earlier undecided anchor of the scan lies in a
-    neighbouring (diagonal, query) cell: it then likely lies on that one's path, and the
-    walk decides it later. So is one whose last inspection was long (it was dirtied) unless
-    it is the first undecided anchor. Returns (end of the scan, number taken into ``sel``).
+    Anchors on a kept path are decided here (status 4, skipped). An anchor is
+    taken unless an earlier undecided anchor of the scan lies in a
+    neighbouring (diagonal, query) cell: it then likely lies on that one's
+    path, and the walk decides it. Returns (end of the scan, number taken
+    into ``sel``).
     """
     n = anchor_q.shape[0]
     table[:] = 0
     taken = 0
-    first = True
     a = pos
     while a < n and taken < width and a - pos < max_scan:
         if status[a] == 4:
@@ -251,7 +238,7 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
             continue
         aq = anchor_q[a]
         at = anchor_t[a]
-        if status[a] == 0 and _on_kept(aq, at, 0, K, run_off, runs, head, ents):
+        if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             a += 1
             continue
@@ -263,11 +250,9 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
                 if _hash_near(table, (dc + dd) * (1 << 26) + qc + dq + 2, False):
                     near = True
         _hash_near(table, dc * (1 << 26) + qc + 2, True)
-        prev = res_all[2 * a, R_CELLS] + res_all[2 * a + 1, R_CELLS]
-        if status[a] == 0 and (first or (not near and prev <= _LONG_CELLS)):
+        if status[a] == 0 and not near:
             sel[taken] = a
             taken += 1
-        first = False
         a += 1
     return a, taken
 
@@ -275,29 +260,22 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
 @njit(cache=True, nogil=True)
 def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K, cnt,
                  op_off, ops_all, run_off, runs):
-    """Inspected anchors of [pos, end) to execute now.
+    """Inspected anchors of [pos, end) worth a traceback on the GPU.
 
-    Small tracebacks (up to ``_SMALL_EXEC`` bytes) are executed speculatively. A large one
-    only when its region overlaps no earlier undecided large one (it would most likely lie
-    on that one's path); the first undecided anchor always goes. An anchor whose traceback
-    alone exceeds ``mem`` gets status 3 (CPU). The executor must see the walls the
-    inspector saw: an anchor whose region was dirtied since its inspection goes back to
-    status 0. Returns the number written to ``sel``.
+    Small tracebacks (up to ``_SMALL_EXEC`` bytes) are executed speculatively.
+    A large one only when its region overlaps no earlier large one (it would
+    most likely lie on that one's path). The executor must see the walls the
+    inspector saw, so an anchor whose region was dirtied since its inspection
+    is left to the host, as is one whose traceback alone exceeds ``mem``.
+    Returns the number written to ``sel``.
     """
     reg = np.empty(8, dtype=np.int64)
     bhead[:] = -1
     nb = bhead.shape[0]
     ne = 0
-    used = 0
     taken = 0
-    first = True
     for a in range(pos, end):
-        st = status[a]
-        if st == 4:
-            continue
-        was_first = first
-        first = False
-        if st != 1 and st != 2:
+        if status[a] != 1:
             continue
         rl = res_all[2 * a]
         rr = res_all[2 * a + 1]
@@ -308,7 +286,7 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
             need += rl[R_CAB] + 12 * (dl + 1)
         if dr > 0:
             need += rr[R_CAB] + 12 * (dr + 1)
-        large = need > _SMALL_EXEC or rl[R_CELLS] + rr[R_CELLS] > _LONG_CELLS
+        large = need > _SMALL_EXEC or rl[R_CELLS] + rr[R_CELLS] > _LARGE_CELLS
         clear = True
         aq = anchor_q[a]
         at = anchor_t[a]
@@ -316,7 +294,7 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
         ta, tb = at + 1 - rl[R_JMAX], at + 1 + rr[R_JMAX]
         b_lo = (ta >> 16) % nb
         nbk = min((tb >> 16) - (ta >> 16) + 1, nb)
-        if large and not was_first:
+        if large:
             for x in range(nbk):
                 e = bhead[(b_lo + x) % nb]
                 while e >= 0 and clear:
@@ -329,99 +307,116 @@ def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel,
                     e = bnext[e]
                 if not clear:
                     break
-        if large and ne + nbk <= bnext.shape[0]:
-            for x in range(nbk):
-                b = (b_lo + x) % nb
-                bidx[ne] = a
-                bnext[ne] = bhead[b]
-                bhead[b] = ne
-                ne += 1
-        if st != 1 or not clear:
+            if ne + nbk <= bnext.shape[0]:
+                for x in range(nbk):
+                    b = (b_lo + x) % nb
+                    bidx[ne] = a
+                    bnext[ne] = bhead[b]
+                    bhead[b] = ne
+                    ne += 1
+        if not clear or need > mem:
             continue
         if cnt[0] > stamp[a]:
             for x in range(4):
                 reg[x] = rl[R_IMAX + x]
                 reg[4 + x] = rr[R_IMAX + x]
             if _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs):
-                status[a] = 0
                 continue
             stamp[a] = cnt[0]
-        if need > mem:
-            status[a] = 3
-        elif used + need <= mem:
-            used += need
-            sel[taken] = a
-            taken += 1
+        sel[taken] = a
+        taken += 1
     return taken
 
 
 @njit(cache=True, nogil=True)
-def _traceback(tb, tb_lo, tb_off, tbb, adb, bi, bj, t, t0, tstep, q, q0, qstep):
-    """Columns from the origin outwards, as cpu/gapped.ydrop_one_side returns them.
+def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
+    """Columns of every side of an executor batch, from the origin outwards, as one flat array.
 
-    ``tbb`` and ``adb`` locate this side's bytes and anti-diagonal table in
-    the batch's buffers; row i, column j read ``q[q0 + qstep * (i - 1)]`` and
-    ``t[t0 + tstep * (j - 1)]``.
+    Side x's traceback bytes start at ``tb[tbb[x]]`` and its anti-diagonal
+    table at ``tb_lo/tb_off[adb[x]]``; row i, column j read
+    ``q[q0 + qstep * (i - 1)]`` and ``t[t0 + tstep * (j - 1)]`` (task row).
+    Returns the columns and each side's count, as
+    ``cpu/gapped.ydrop_one_side`` would give them.
     """
-    return cg.traceback_columns(tb[tbb:], tb_off[adb:], tb_lo[adb:], bi, bj, t, t0 - tstep, tstep,
-                                q, q0 - qstep, qstep)
+    n = bi.shape[0]
+    total = 0
+    for x in range(n):
+        total += bi[x] + bj[x]
+    out = np.empty(total, dtype=np.uint8)
+    lens = np.zeros(n, dtype=np.int64)
+    at = 0
+    for x in range(n):
+        t0, tstep, q0, qstep = tasks[x, 0], tasks[x, 1], tasks[x, 3], tasks[x, 4]
+        ops = cg.traceback_columns(tb[tbb[x]:], tb_off[adb[x]:], tb_lo[adb[x]:], bi[x], bj[x], t, t0 - tstep,
+                                   tstep, q, q0 - qstep, qstep)
+        out[at:at + ops.shape[0]] = ops
+        lens[x] = ops.shape[0]
+        at += ops.shape[0]
+    return out[:at], lens
 
 
 @njit(cache=True, nogil=True)
-def _walk(pos, end, k_scan, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, matrix, gap_open,
-          gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells):
+def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
+          q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
+          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host):
     """The sequential rule over the undecided anchors of [pos, end).
 
-    Returns (stop, reason, ops_all, runs, ents): reason 0 all decided, 1 the anchor ``stop``
-    needs (re)computing on the GPU, 2 it needs the CPU.
+    An anchor with a valid GPU result (status 2, region clean since its
+    inspection) takes it; any other anchor not on a kept path is extended
+    here by :func:`gpukernels.cpu.gapped.extend_one` with the current walls
+    (``host`` counts them and their cells). Returns the grown arrays.
     """
     reg = np.empty(8, dtype=np.int64)
     for a in range(pos, end):
         st = status[a]
         if st == 4:
             continue
+        status[a] = 4
         aq = anchor_q[a]
         at = anchor_t[a]
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
-            status[a] = 4
             continue
-        if st == 3:
-            return a, 2, ops_all, runs, ents
-        if st != 2:
-            return a, 1, ops_all, runs, ents
         rl = res_all[2 * a]
         rr = res_all[2 * a + 1]
-        if cnt[0] > stamp[a]:
+        valid = st == 2
+        if valid and cnt[0] > stamp[a]:
             for x in range(4):
                 reg[x] = rl[R_IMAX + x]
                 reg[4 + x] = rr[R_IMAX + x]
-            if _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs):
-                status[a] = 0
-                return a, 1, ops_all, runs, ents
-        status[a] = 4
-        anchor_cells[a] = rl[R_CELLS] + rr[R_CELLS]
-        li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
+            valid = not _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs)
+        if valid:
+            anchor_cells[a] = rl[R_CELLS] + rr[R_CELLS]
+            li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
+            lops = store[ops_idx[a, 0]:ops_idx[a, 1]].copy()
+            rops = store[ops_idx[a, 1]:ops_idx[a, 2]].copy()
+        else:
+            _, li, lj, c1, lops, _, ri, rj, c2, rops, tb, tb_off, tb_lo = cg.extend_one(
+                t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext,
+                ydrop, self_barrier, walls, work, tb, tb_off, tb_lo, True)
+            anchor_cells[a] = c1 + c2
+            host[0] += 1
+            host[1] += c1 + c2
         if li + lj + ri + rj == 0:
             continue
-        lops = store[ops_idx[a, 0]:ops_idx[a, 1]]
-        rops = store[ops_idx[a, 1]:ops_idx[a, 2]]
-        path, s_t0, s_q0, score = _join(lops, rops, t, q, aq, at, li, lj, ri, rj, matrix, gap_open, gap_ext)
+        path, s_t0, s_q0, score = cg.join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
         if score < gappedthresh:
             continue
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls)
-    return end, 0, ops_all, runs, ents
+    return ops_all, runs, ents, tb, tb_off, tb_lo
 
 
 @njit(cache=True, nogil=True)
-def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb):
+def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb,
+            dcap=_FAR):
     """One side of one anchor on the CPU, exactly as ``cuda/gapped.cu`` computes it.
 
     ``tk`` is a task row (t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0); mode 0 inspects
     (returns the 10 result columns), mode 1 also writes the traceback of anti-diagonals
     1..dstop at ``tb[tbb:]`` and their first cell and offset at ``tb_lo/tb_off[adb + d]``.
     ``band`` bounds the cells of an anti-diagonal (status 1 when exceeded), as the kernel's
-    shared buffer does. The CPU fallback and the tests' kernel emulator use it.
+    shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals. The
+    tests' kernel emulator runs the kernel's logic through it.
     """
     t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0 = tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], tk[6], tk[7], tk[8]
     goe = gap_open + gap_ext
@@ -439,6 +434,9 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     while True:
         d += 1
         if d > qn + tn or (mode == 1 and d > dstop):
+            break
+        if mode == 0 and d > dcap:
+            status = 2
             break
         lo = min(lo1, lo2 + 1)
         hi = max(hi1 + 1, hi2 + 1)
@@ -575,14 +573,14 @@ class DeviceRunner:
         k(((n + wpb - 1) // wpb,), (32 * wpb,),
           (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
            np.int32(self.gap_ext), np.int32(self.ydrop), self.walls, np.int32(self.nslot), np.int32(band),
-           np.int32(mode), res if res is not None else z, dstop if dstop is not None else z,
+           np.int32(mode), np.int32(DCAP), res if res is not None else z, dstop if dstop is not None else z,
            tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
            tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z),
           shared_mem=smem)
         self.launches += 1
 
     def inspect(self, tasks):
-        """Inspector results (ntasks, 10) and the band each task fitted (0: none)."""
+        """Inspector results (ntasks, 10) and the band each task fitted (0: none, or abandoned)."""
         cp = self.cp
         d_tasks = cp.asarray(tasks)
         res = cp.empty((len(tasks), 10), dtype=cp.int64)
@@ -590,7 +588,7 @@ class DeviceRunner:
         out = cp.asnumpy(res)
         band = np.full(len(tasks), BANDS[0], dtype=np.int64)
         for b in BANDS[1:]:
-            over = np.flatnonzero(out[:, R_STATUS] != 0)
+            over = np.flatnonzero(out[:, R_STATUS] == 1)
             if not len(over):
                 break
             self.band_retries += len(over)
@@ -636,7 +634,7 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                    gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None):
-    """Gapped extension of anchors in the given order: the CPU twin's result, on the GPU.
+    """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
 
@@ -676,7 +674,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     cnt = np.zeros(2, dtype=np.int64)       # kept alignments, bucket entries
     walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
     anchor_cells = np.full(n, -1, dtype=np.int64)
-    # status: 0 to inspect, 1 inspected, 2 executed (traceback ready), 3 CPU, 4 decided
+    # status: 0 to inspect, 1 inspected, 2 executed (traceback ready), 3 host, 4 decided
     status = np.zeros(n, dtype=np.int8)
     long_rec = (t_hi - t_lo > _MAXLEN) | (q_hi - q_lo > _MAXLEN)
     status[long_rec] = 3
@@ -691,18 +689,22 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     bhead = np.empty(1 << 12, dtype=np.int64)
     bnext = np.empty(1 << 16, dtype=np.int64)
     bidx = np.empty(1 << 16, dtype=np.int64)
-    stats = dict(waves=0, inspected=0, executed=0, cpu_anchors=0, stops=0, band_retries=0, launches=0,
-                 inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
+    # the host's own DP (cpu/gapped.extend_one) and its buffers
+    t_rev, q_rev = t[::-1].copy(), q[::-1].copy()
+    qmax = int((q_hi - q_lo).max()) + 2 if n else 2
+    work = np.empty((8, qmax), dtype=np.int32)
+    h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
+    host = np.zeros(2, dtype=np.int64)
+    stats = dict(waves=0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
+                 launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
     clock = time.perf_counter
-    cpu_scratch = {}
     pos = 0
     while pos < n:
         stats["waves"] += 1
         c0 = clock()
-        k_scan = int(cnt[0])
         end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, 4 * width, status,
-                            table, sel, res_all)
+                            table, sel)
         stats["form_s"] += clock() - c0
         if m:
             idx = sel[:m].copy()
@@ -718,68 +720,26 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             res_all[rows] = r
             band_all[rows] = b
             status[idx] = 1
-            status[idx[(b == 0).reshape(-1, 2).any(axis=1)]] = 3
-            stamp[idx] = k_scan
+            gave_up = idx[(b == 0).reshape(-1, 2).any(axis=1)]
+            status[gave_up] = 3
+            stats["abandoned"] += len(gave_up)
+            stamp[idx] = cnt[0]
         c0 = clock()
         m = _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K,
                          cnt, op_off, ops_all, run_off, runs)
         stats["form_s"] += clock() - c0
         if m:
-            idx = sel[:m].copy()
-            side_rows = np.empty(2 * m, dtype=np.int64)
-            side_rows[0::2] = 2 * idx
-            side_rows[1::2] = 2 * idx + 1
-            ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
-            run_rows = side_rows[ds_all > 0]
-            lens = np.zeros(2 * m, dtype=np.int64)
-            if len(run_rows):
-                ds = res_all[run_rows, R_BI] + res_all[run_rows, R_BJ]
-                cab = res_all[run_rows, R_CAB]
-                tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
-                adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
-                tasks = _tasks_of(run_rows // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
-                tasks = tasks[np.arange(len(run_rows)) * 2 + run_rows % 2]
-                c0 = clock()
-                tb, tb_lo, tb_off = runner.execute(tasks, band_all[run_rows], ds, tbb, adb, int(cab.sum()),
-                                                   int((ds + 1).sum()))
-                c1 = clock()
-                stats["execute_s"] += c1 - c0
-                pieces = []
-                for x, row in enumerate(run_rows):
-                    tk = tasks[x]
-                    pieces.append(_traceback(tb, tb_lo, tb_off, tbb[x], adb[x], res_all[row, R_BI],
-                                             res_all[row, R_BJ], t, tk[0], tk[1], q, tk[3], tk[4]))
-                lens[ds_all > 0] = [len(o) for o in pieces]
-                flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
-                store = grow(store, used + len(flat))
-                store[used:used + len(flat)] = flat
-                stats["traceback_s"] += clock() - c1
-            offs = used + np.concatenate([[0], np.cumsum(lens)])
-            ops_idx[idx, 0] = offs[0:-1:2]
-            ops_idx[idx, 1] = offs[1::2]
-            ops_idx[idx, 2] = offs[2::2]
-            used = int(offs[-1])
-            status[idx] = 2
+            store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
+                                   q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats)
+            status[sel[:m]] = 2
             stats["executed"] += m
         # the sequential rule
         k_wave = int(cnt[0])
         c0 = clock()
-        a = pos
-        while True:
-            stop, reason, ops_all, runs, ents = _walk(
-                a, end, k_scan, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, matrix,
-                gap_open, gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls,
-                anchor_cells)
-            if reason != 2:
-                break
-            ops_all, runs, ents = _cpu_anchor(stop, t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix,
-                                              gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt,
-                                              op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells,
-                                              cpu_scratch)
-            status[stop] = 4
-            stats["cpu_anchors"] += 1
-            a = stop + 1
-        stats["stops"] += reason == 1
+        ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
+            pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
+            q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
+            run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host)
         stats["walk_s"] += clock() - c0
         c0 = clock()
         # walls of the alignments kept now go to the device
@@ -787,9 +747,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             rows = np.concatenate([np.arange(K[k, 0], K[k, 1] + 1) for k in range(k_wave, int(cnt[0]))])
             runner.set_walls(walls, np.unique(rows))
         stats["walls_s"] += clock() - c0
-        pos = stop
+        pos = end
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
+    stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])
@@ -797,33 +758,50 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)
 
 
-def _cpu_anchor(a, t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
-                gappedthresh, self_barrier, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls,
-                anchor_cells, scratch):
-    """Extend anchor ``a`` on the CPU (walls of this moment) and keep it by the same rule."""
-    tasks = _tasks_of(np.array([a]), anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
-    m64 = np.ascontiguousarray(matrix, dtype=np.int64)
-    z8, z32, z64 = np.zeros(1, np.uint8), np.zeros(1, np.int32), np.zeros(1, np.int64)
-    sides = []
-    for tk in tasks:
-        r = side_dp(t, q, tk, m64, gap_open, gap_ext, ydrop, walls, 1 << 62, 0, 0, z8, 0, z32, z64, 0)
-        dstop = int(r[R_BI] + r[R_BJ])
-        ops = np.zeros(0, dtype=np.uint8)
-        if dstop > 0:
-            tb = np.empty(int(r[R_CAB]), dtype=np.uint8)
-            tb_lo = np.empty(dstop + 1, dtype=np.int32)
-            tb_off = np.empty(dstop + 1, dtype=np.int64)
-            side_dp(t, q, tk, m64, gap_open, gap_ext, ydrop, walls, 1 << 62, 1, dstop, tb, 0, tb_lo, tb_off, 0)
-            ops = _traceback(tb, tb_lo, tb_off, 0, 0, r[R_BI], r[R_BJ], t, tk[0], tk[1], q, tk[3], tk[4])
-        sides.append((r, ops))
-    (rl, lops), (rr, rops) = sides
-    aq, at = int(anchor_q[a]), int(anchor_t[a])
-    anchor_cells[a] = rl[R_CELLS] + rr[R_CELLS]
-    li, lj, ri, rj = int(rl[R_BI]), int(rl[R_BJ]), int(rr[R_BI]), int(rr[R_BJ])
-    if li + lj + ri + rj == 0:
-        return ops_all, runs, ents
-    path, s_t0, s_q0, score = _join(lops, rops, t, q, aq, at, li, lj, ri, rj, matrix, gap_open, gap_ext)
-    if score < gappedthresh:
-        return ops_all, runs, ents
-    return _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off, ops_all, run_off, runs,
-                 head, ents, walls)
+def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
+             ops_idx, store, used, stats):
+    """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
+
+    ``ops_idx[a]`` then locates anchor a's left and right columns in
+    ``store[:used]``. Returns the (grown) store and the new ``used``.
+    """
+    clock = time.perf_counter
+    side_rows = np.empty(2 * len(idx), dtype=np.int64)
+    side_rows[0::2] = 2 * idx
+    side_rows[1::2] = 2 * idx + 1
+    ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
+    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + 12 * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
+    pieces = [np.zeros(0, dtype=np.uint8)] * len(side_rows)
+    start = 0
+    while start < len(idx):
+        # a batch: consecutive anchors whose tracebacks fit the budget together (at least one)
+        stop = start + 1 + int(np.searchsorted(np.cumsum(need[start + 1:]), mem - need[start], side="right"))
+        rows = np.arange(2 * start, 2 * stop)
+        run = rows[ds_all[rows] > 0]
+        start = stop
+        if not len(run):
+            continue
+        srow = side_rows[run]
+        ds = ds_all[run]
+        cab = res_all[srow, R_CAB]
+        tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
+        tasks = _tasks_of(srow // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
+        tasks = tasks[np.arange(len(srow)) * 2 + srow % 2]
+        c0 = clock()
+        tb, tb_lo, tb_off = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()))
+        c1 = clock()
+        stats["execute_s"] += c1 - c0
+        flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI], res_all[srow, R_BJ],
+                                      tasks, t, q)
+        for x, piece in enumerate(np.split(flat, np.cumsum(lens)[:-1])):
+            pieces[run[x]] = piece
+        stats["traceback_s"] += clock() - c1
+    offs = used + np.concatenate([[0], np.cumsum([len(p) for p in pieces])])
+    store = grow(store, int(offs[-1]))
+    if len(pieces):
+        store[used:offs[-1]] = np.concatenate(pieces)
+    ops_idx[idx, 0] = offs[0:-1:2]
+    ops_idx[idx, 1] = offs[1::2]
+    ops_idx[idx, 2] = offs[2::2]
+    return store, int(offs[-1])
