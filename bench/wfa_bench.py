@@ -9,9 +9,14 @@ around the kernels (packing, transfers and host-side CIGAR strings are not
 counted; the CPU backend reports wall time). A sample is checked against the
 CPU twin. Output: a markdown table beside WFA-GPU's figures from issue 5.
 
+``--cigar-modes chain,packed`` times the CIGAR mode once per GPU backtrace
+design (``wfa(..., cigar_mode=...)``), each with its own launch sweep and its
+own check against the CPU twin; ``--no-score-only`` skips score-only runs.
+
 Usage::
 
     PYTHONPATH=. python3 bench/wfa_bench.py --backend gpu [--quick] [--shapes 150:0.02,1000:0.1]
+    PYTHONPATH=. python3 bench/wfa_bench.py --shapes 10000:0.1 --cigar-modes chain,packed --no-score-only
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import time
 
 import numpy as np
 
-from gpukernels.wfa import Sequences, simulate_pairs, wfa
+from gpukernels.wfa import CIGAR_MODES, Sequences, simulate_pairs, wfa
 
 # WFA-GPU on an NVIDIA H200, tuned, penalties 4,6,2 (issue 5): (with CIGAR, score-only)
 REFERENCE = {
@@ -56,18 +61,19 @@ def _ratio(ours, ref):
     return "—" if ours is None or ref is None else f"{ours / ref:.2f}×"
 
 
-def run_once(P, T, backend, score_only, tuning, edit=False):
-    """Align; return (seconds, result): CUDA-event time on the GPU, wall time on the CPU."""
+def run_once(P, T, backend, score_only, tuning, edit=False, cigar_mode="chain"):
+    """Align; return (seconds, result, rescued): CUDA-event time on the GPU, wall time on the CPU."""
     timing = {}
     t0 = time.perf_counter()
-    res = wfa(P, T, edit=edit, score_only=score_only, backend=backend, timing=timing, tuning=tuning)
+    res = wfa(P, T, edit=edit, score_only=score_only, backend=backend, timing=timing, tuning=tuning,
+              cigar_mode=cigar_mode)
     wall = time.perf_counter() - t0
     if backend == "gpu":
         return timing["gpu_ms"] / 1000.0, res, timing.get("rescued", 0)
     return wall, res, 0
 
 
-def sweep_configs(P, T, backend, score_only, n, edit=False):
+def sweep_configs(P, T, backend, score_only, n, edit=False, cigar_mode="chain"):
     """Best launch setting (threads per block, blocks per SM) on ``n`` pairs (GPU only)."""
     if backend != "gpu":
         return {}
@@ -84,7 +90,7 @@ def sweep_configs(P, T, backend, score_only, n, edit=False):
     sub_p, sub_t = _head(P, n), _head(T, n)
     best, best_t = {}, None
     for tuning in options:
-        t, _, _ = run_once(sub_p, sub_t, backend, score_only, tuning, edit)
+        t, _, _ = run_once(sub_p, sub_t, backend, score_only, tuning, edit, cigar_mode)
         if best_t is None or t < best_t:
             best, best_t = tuning, t
     return best
@@ -103,17 +109,18 @@ def verify(P, T, res, score_only, edit=False):
     return ok
 
 
-def measure(P, T, backend, score_only, cap_s, edit=False):
+def measure(P, T, backend, score_only, cap_s, edit=False, cigar_mode="chain"):
     """Pairs per second for one batch and mode; returns (rate, pairs, ok, rescued, tuning)."""
     n_max = len(P)
     length = int(P.lengths.max())
     small = min(n_max, 4096 if length <= 1000 else 512)
-    run_once(_head(P, 64), _head(T, 64), backend, score_only, {}, edit)  # compile, warm up
-    tuning = sweep_configs(P, T, backend, score_only, small, edit)
-    t, _, _ = run_once(_head(P, small), _head(T, small), backend, score_only, tuning, edit)
+    mode = (edit, cigar_mode)
+    run_once(_head(P, 64), _head(T, 64), backend, score_only, {}, *mode)  # compile, warm up
+    tuning = sweep_configs(P, T, backend, score_only, small, *mode)
+    t, _, _ = run_once(_head(P, small), _head(T, small), backend, score_only, tuning, *mode)
     rate = small / max(t, 1e-9)
     n = int(min(n_max, max(small, rate * cap_s)))
-    t, res, rescued = run_once(_head(P, n), _head(T, n), backend, score_only, tuning, edit)
+    t, res, rescued = run_once(_head(P, n), _head(T, n), backend, score_only, tuning, *mode)
     ok = verify(P, T, res, score_only, edit)
     return n / max(t, 1e-9), n, ok, rescued, tuning
 
@@ -126,7 +133,15 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="10x fewer pairs at most")
     ap.add_argument("--pairs", type=int, help="at most this many pairs per shape")
     ap.add_argument("--budget", type=float, default=330.0, help="stop starting shapes after this many s")
+    ap.add_argument("--cigar-modes", default="chain",
+                    help=f"GPU backtrace designs to time with CIGAR (comma list of {', '.join(CIGAR_MODES)})")
+    ap.add_argument("--no-score-only", action="store_true", help="time the CIGAR mode(s) only")
     args = ap.parse_args(argv)
+    modes = [m for m in args.cigar_modes.split(",") if m]
+    if not modes or any(m not in CIGAR_MODES for m in modes):
+        ap.error(f"--cigar-modes {args.cigar_modes!r}: expected a comma list of {CIGAR_MODES}")
+    if args.backend == "cpu":
+        modes = modes[:1]  # one CPU twin, whatever the GPU design
     shapes = SHAPES
     if args.shapes:
         shapes = [(int(a), float(b)) for a, b in (s.split(":") for s in args.shapes.split(","))]
@@ -147,16 +162,29 @@ def main(argv=None):
         if args.backend == "cpu":
             n_max = max(100, n_max // 200)
         ref = REFERENCE.get((length, err), (None, None))
-        row = [f"{length} bp, {err:.0%}"]
+        name = f"{length} bp, {err:.0%}"
         notes = []
         P, T = simulate_pairs(n_max, length, err, seed=int(length * 1000 + err * 100))
-        for score_only, ref_rate in ((False, ref[0]), (True, ref[1])):
-            rate, n, ok, rescued, tuning = measure(P, T, args.backend, score_only, args.cap)
-            row += [_fmt(rate), _fmt(ref_rate), _ratio(rate, ref_rate)]
-            notes.append(f"{'score' if score_only else 'cigar'}: {n} pairs, {tuning or 'default'}"
+        rates = {}
+        runs = [(False, m) for m in modes] + ([] if args.no_score_only else [(True, "chain")])
+        for score_only, mode in runs:
+            label = "score-only" if score_only else f"CIGAR {mode}"
+            try:
+                rate, n, ok, rescued, tuning = measure(P, T, args.backend, score_only, args.cap,
+                                                       cigar_mode=mode)
+            except Exception as exc:  # one failing design must not hide the others' figures
+                rates[label] = None
+                notes.append(f"{'score' if score_only else mode}: FAILED ({type(exc).__name__})")
+                print(f"  {name} {label}: FAILED: {exc}", flush=True)
+                continue
+            rates[label] = rate
+            notes.append(f"{'score' if score_only else mode}: {n} pairs, {tuning or 'default'}"
                          f"{'' if ok else ', MISMATCH vs CPU'}{f', {rescued} rescued' if rescued else ''}")
-            print(f"  {row[0]} {'score-only' if score_only else 'CIGAR'}: {_fmt(rate)} "
-                  f"({notes[-1]})", flush=True)
+            print(f"  {name} {label}: {_fmt(rate)} ({notes[-1]})", flush=True)
+        cig = [rates[f"CIGAR {m}"] for m in modes]
+        row = [name] + [_fmt(r) for r in cig] + [_fmt(ref[0])] + [_ratio(r, ref[0]) for r in cig]
+        if not args.no_score_only:
+            row += [_fmt(rates["score-only"]), _fmt(ref[1]), _ratio(rates["score-only"], ref[1])]
         rows.append(row + ["; ".join(notes)])
     # eWFA: edit distance, short pairs
     if args.backend == "gpu" and (not args.shapes or args.pairs) and time.perf_counter() - t_start < args.budget + 60:
@@ -167,9 +195,14 @@ def main(argv=None):
             print(f"  eWFA edit 150 bp 2% {'score-only' if score_only else 'CIGAR'}: {_fmt(rate)} "
                   f"({n} pairs, {tuning}{'' if ok else ', MISMATCH'})", flush=True)
     print()
-    print("| shape | ours, CIGAR | WFA-GPU, CIGAR | ratio | ours, score-only | WFA-GPU, score-only "
-          "| ratio | notes |")
-    print("|---|---|---|---|---|---|---|---|")
+    tag = (lambda m: "") if len(modes) == 1 else (lambda m: f" ({m})")
+    head = (["shape"] + [f"ours, CIGAR{tag(m)}" for m in modes] + ["WFA-GPU, CIGAR"]
+            + [f"ratio{tag(m)}" for m in modes])
+    if not args.no_score_only:
+        head += ["ours, score-only", "WFA-GPU, score-only", "ratio"]
+    head.append("notes")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
 

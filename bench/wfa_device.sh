@@ -3,6 +3,8 @@
 # Usage: bash bench/wfa_device.sh [bench args...]
 # Outputs are also written to $OUT (default /tmp/wfa_out). Time caps via
 # WFA_TEST_TIMEOUT (GPU tests, default 200 s) and WFA_BENCH_TIMEOUT (default 300 s).
+# Both GPU backtrace designs side by side (CIGAR only), e.g.:
+#   bash bench/wfa_device.sh --shapes 10000:0.1,1000:0.1,10000:0.02 --cigar-modes chain,packed --no-score-only
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONPATH=.

@@ -12,6 +12,11 @@ any overflow, go to the general kernels (wavefront ring in global memory); a
 pair that overflows the backtrace pool is retried with a larger pool and, if
 it still does not fit, aligned by the CPU twin. Then ``wfa_replay`` turns the
 2-bit op lists into CIGAR letters and ``wfa_compact`` packs them.
+
+Two backtrace designs give the same op lists (see :data:`CIGAR_MODES`):
+``"chain"`` carries each cell's ops with it (WFA-GPU's piggybacked blocks);
+``"packed"`` (gap-affine general kernel only) stores 4 bits per cell in
+per-score bit planes and walks back through them at the end.
 """
 
 from __future__ import annotations
@@ -34,6 +39,13 @@ MAX_LENGTH = 1 << 28
 """Longest sequence accepted (offsets and the NULL marker are 32-bit)."""
 SHARED_SEQ_BYTES = 40 * 1024
 """Shared memory the general kernels may use to stage a pair (about 80 kbp a side)."""
+CIGAR_MODES = ("chain", "packed")
+"""GPU backtrace designs (same CIGARs): ``"chain"``, each cell carries its op
+chain (about 76 bytes of traffic per cell); ``"packed"``, each gap-affine cell
+leaves 4 bits in per-score bit planes, walked back once at the end (offsets
+plus half a byte per cell). Edit distance always uses ``"chain"``."""
+PACKED_MIN_WORDS = 4096
+"""Smallest bit-plane area per block (32-bit words) the packed mode sizes for."""
 
 _CODES = np.full(256, 255, dtype=np.uint8)
 for _i, _ch in enumerate(b"ACGT"):
@@ -220,7 +232,7 @@ def check_penalties(penalties):
 # ---------------------------------------------------------------- entry point
 
 def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=False,
-        backend="auto", device=None, timing=None, tuning=None):
+        backend="auto", device=None, timing=None, tuning=None, cigar_mode="chain"):
     """Globally align ``patterns[i]`` with ``texts[i]`` for every ``i``.
 
     Parameters
@@ -248,7 +260,13 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
         bound), ``ewfa_pool``, ``ewfa_threads``, ``no_ewfa``, ``blocks_per_sm``,
         ``global_seqs`` (read sequences from global memory), ``chunk_pairs``
         and ``chunk_bases`` (pairs per GPU batch, default 2 M and 600 M bases).
+        With ``cigar_mode="packed"``, ``pool`` and ``max_pool`` count 32-bit
+        words of bit planes and ``threads`` must be a multiple of 32.
         Results never depend on them.
+    cigar_mode : {"chain", "packed"}
+        GPU backtrace design for gap-affine CIGARs (see :data:`CIGAR_MODES`);
+        the results are identical, only the speed differs. Ignored by the
+        CPU backend, by edit distance and in score-only mode.
 
     Returns
     -------
@@ -260,6 +278,8 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
     texts = texts if isinstance(texts, Sequences) else encode_sequences(texts)
     if len(patterns) != len(texts):
         raise InputError(f"{len(patterns)} patterns but {len(texts)} texts")
+    if cigar_mode not in CIGAR_MODES:
+        raise ValueError(f"cigar_mode {cigar_mode!r}: expected one of {CIGAR_MODES}")
     x, o, e = (1, 0, 1) if edit else check_penalties(penalties)
     g = math.gcd(math.gcd(x, o), e)
     pen = (x // g, o // g, e // g)
@@ -272,7 +292,8 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
     if longest > MAX_LENGTH:
         raise InputError(f"a sequence of {longest} bases; at most {MAX_LENGTH} are supported")
     if which == "gpu":
-        result = _gpu_chunks(patterns, texts, pen, edit, not score_only, timing, dict(tuning or {}))
+        result = _gpu_chunks(patterns, texts, pen, edit, not score_only, timing, dict(tuning or {}),
+                             cigar_mode)
     else:
         result = _cpu_align(patterns, texts, pen, edit, not score_only)
     result.scores *= g
@@ -284,7 +305,7 @@ def _slice(S, a, b):
     return Sequences(S.codes, S.offsets[a:b + 1])
 
 
-def _gpu_chunks(P, T, pen, edit, cigar, timing, tuning):
+def _gpu_chunks(P, T, pen, edit, cigar, timing, tuning, cigar_mode="chain"):
     """GPU path in chunks of at most ``chunk_pairs`` pairs and ``chunk_bases`` bases."""
     max_pairs = int(tuning.get("chunk_pairs", 2_000_000))
     max_bases = int(tuning.get("chunk_bases", 600_000_000))
@@ -294,7 +315,8 @@ def _gpu_chunks(P, T, pen, edit, cigar, timing, tuning):
         limit = (bases[a - 1] if a else 0) + max_bases
         b = min(len(P), a + max_pairs, max(a + 1, int(np.searchsorted(bases, limit, "right"))))
         t = {} if timing is not None else None
-        parts.append(_gpu_align(_slice(P, a, b), _slice(T, a, b), pen, edit, cigar, t, tuning))
+        parts.append(_gpu_align(_slice(P, a, b), _slice(T, a, b), pen, edit, cigar, t, tuning,
+                                cigar_mode))
         if t is not None:
             timing["gpu_ms"] = timing.get("gpu_ms", 0.0) + t["gpu_ms"]
             timing["rescued"] = timing.get("rescued", 0) + t["rescued"]
@@ -385,15 +407,20 @@ def _threads_for(length):
 
 
 class _GpuBatch:
-    """Device arrays of one call: packed pairs, outputs and the kernels' arguments."""
+    """Device arrays of one call: packed pairs, outputs and the kernels' arguments.
 
-    def __init__(self, P, T, pen, edit, cigar):
+    ``packed`` is true when the general gap-affine kernel runs with the packed
+    backtrace (``cigar_mode="packed"``, CIGAR wanted, not edit distance).
+    """
+
+    def __init__(self, P, T, pen, edit, cigar, cigar_mode="chain"):
         import cupy as cp
         self.cp = cp
         self.n = len(P)
         self.pen = pen
         self.edit = edit
         self.cigar = cigar
+        self.packed = bool(cigar and not edit and cigar_mode == "packed")
         self.pl = P.lengths.astype(np.int32)
         self.tl = T.lengths.astype(np.int32)
         words, pw, tw = pack_2bit(P, T)
@@ -428,19 +455,26 @@ class _GpuBatch:
         return min(2 * (o + e) + (x + 2 * e) * longest + 1, 2**30)
 
     def launch(self, name, idx, blocks, threads, K, pool_cap, shared, wf_words, seq_cap=0):
-        """Run alignment kernel ``name`` over pairs ``idx`` with a fixed grid."""
+        """Run alignment kernel ``name`` over pairs ``idx`` with a fixed grid.
+
+        ``pool_cap`` is the backtrace pool per block: (word, previous) entries
+        for the chain kernels, 32-bit bit-plane words for ``wfa_affine_packed``.
+        """
         from .cuda import get_kernel
         cp = self.cp
         x, o, e = self.pen
         d_idx = cp.asarray(idx.astype(np.int32))
         queue = cp.zeros(1, cp.int32)
         wf_off = cp.empty(max(wf_words, 1), cp.int32)
-        if self.cigar and wf_words:
+        packed = name == "wfa_affine_packed"
+        if self.cigar and wf_words and not packed:
             wf_bw = cp.empty(wf_words, cp.uint32)
             wf_bp = cp.empty(wf_words, cp.uint32)
         else:
             wf_bw = wf_bp = self.dummy_u32
-        if self.cigar and pool_cap and name.startswith("wfa_"):
+        if packed:
+            pool = cp.empty(max(blocks * pool_cap, 4), cp.uint32)
+        elif self.cigar and pool_cap and name.startswith("wfa_"):
             pool = cp.empty(blocks * pool_cap, cp.uint64)
         else:
             pool = self.dummy_u64
@@ -448,12 +482,14 @@ class _GpuBatch:
         if shared > 48 * 1024:
             kernel.max_dynamic_shared_size_bytes = shared
         i32 = np.int32
-        kernel((blocks,), (threads,),
-               (self.words, self.pw, self.d_pl, self.tw, self.d_tl, d_idx, i32(len(idx)), queue,
-                i32(x), i32(o), i32(e), i32(K), i32(self.max_score(idx)),
-                wf_off, wf_bw, wf_bp, pool, i32(pool_cap), self.scores, self.status,
-                self.ops, self.ops_off, self.n_ops, i32(seq_cap)),
-               shared_mem=shared)
+        head = (self.words, self.pw, self.d_pl, self.tw, self.d_tl, d_idx, i32(len(idx)), queue,
+                i32(x), i32(o), i32(e), i32(K), i32(self.max_score(idx)), wf_off)
+        tail = (self.scores, self.status, self.ops, self.ops_off, self.n_ops, i32(seq_cap))
+        if packed:
+            args = head + (pool, i32(pool_cap)) + tail
+        else:
+            args = head + (wf_bw, wf_bp, pool, i32(pool_cap)) + tail
+        kernel((blocks,), (threads,), args, shared_mem=shared)
         del wf_off, wf_bw, wf_bp, pool
 
     def failed(self, idx):
@@ -491,14 +527,18 @@ def _general_pass(b, idx, tuning, big=False):
     R = 2 if b.edit else max(x, o + e) + 1
     rows = 2 if b.edit else R + 2 * (e + 1)  # M ring, then I and D rings
     wf_per_block = rows * W
-    bytes_wf = wf_per_block * (12 if b.cigar else 4)
+    bytes_wf = wf_per_block * (12 if b.cigar and not b.packed else 4)
     threads = int(tuning.get("threads", _threads_for(longest)))
     per_sm = int(tuning.get("blocks_per_sm", max(1, min(32, 2048 // threads))))
     blocks = min(idx.size, b.sms * (1 if big else per_sm))
     free = cp.cuda.runtime.memGetInfo()[0] + cp.get_default_memory_pool().free_bytes()
     budget = int(free * float(tuning.get("mem_fraction", 0.5)))
     pool_cap = 0
-    if b.cigar:
+    if b.packed:
+        if threads % 32:
+            raise ValueError(f"cigar_mode='packed' needs threads per block in multiples of 32, not {threads}")
+        blocks, pool_cap = _packed_area(blocks, bytes_wf, budget, W, big, tuning)
+    elif b.cigar:
         want = int(tuning.get("pool", max(4096, 3 * W * W // 40))) if not big else 2**31 - 2
         while blocks > 1 and blocks * (bytes_wf + 8 * 4096) > budget:
             blocks //= 2
@@ -510,6 +550,8 @@ def _general_pass(b, idx, tuning, big=False):
     if blocks * bytes_wf > budget:
         return idx
     name = ("wfa_edit_" if b.edit else "wfa_affine_") + ("cigar" if b.cigar else "score")
+    if b.packed:
+        name = "wfa_affine_packed"
     shared = 0 if b.edit else 2 * R * 4
     seq_cap = longest // 16 + 2  # both sequences in shared memory when they fit
     if shared + 8 * seq_cap > SHARED_SEQ_BYTES or tuning.get("global_seqs"):
@@ -517,6 +559,24 @@ def _general_pass(b, idx, tuning, big=False):
     shared += 8 * seq_cap
     b.launch(name, idx, blocks, threads, K, pool_cap, shared, blocks * wf_per_block, seq_cap)
     return b.failed(idx)
+
+
+def _packed_area(blocks, bytes_wf, budget, W, big, tuning):
+    """Blocks and bit-plane words per block for the packed kernel.
+
+    The first pass asks for ``W*W/32`` words (4 bits for each of ``W*W/4``
+    cells: wavefronts that widen by two diagonals per score up to the full
+    width ``W``; a 10 kbp pair at 10 % error uses about ``W*W/370``), the
+    retry (``big``) for as much as the memory budget gives one block per SM.
+    Both stay within ``budget`` bytes with the rings, and are multiples of 4
+    (16-byte groups and 8-byte headers stay aligned).
+    """
+    want = 2**31 - 4 if big else int(tuning.get("pool", max(PACKED_MIN_WORDS, W * W // 32)))
+    while blocks > 1 and blocks * (bytes_wf + 4 * PACKED_MIN_WORDS) > budget:
+        blocks //= 2
+    words = int(min(want, max(PACKED_MIN_WORDS, (budget // blocks - bytes_wf) // 4), 2**31 - 4,
+                    tuning.get("max_pool", 2**31)))
+    return blocks, words - words % 4
 
 
 def _gpu_finish_ops(b):
@@ -543,9 +603,9 @@ def _gpu_finish_ops(b):
     return out, out_off, cig_len
 
 
-def _gpu_align(P, T, pen, edit, cigar, timing=None, tuning=None):
+def _gpu_align(P, T, pen, edit, cigar, timing=None, tuning=None, cigar_mode="chain"):
     """The GPU path of :func:`wfa` (penalties already reduced)."""
-    b = _GpuBatch(P, T, pen, edit, cigar)
+    b = _GpuBatch(P, T, pen, edit, cigar, cigar_mode)
     cp = b.cp
     tuning = dict(tuning or {})
     start, end = cp.cuda.Event(), cp.cuda.Event()

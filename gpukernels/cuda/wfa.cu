@@ -21,6 +21,9 @@
 //     block; a full word is flushed to the block's pool as one (word, prev)
 //     entry, so a path costs about 4 bits per op. Ops: 0 X, 1 I, 2 D,
 //     3 close (gap-affine only: the path re-enters M and extends).
+//   * wfa_affine_packed (cigar_mode "packed") carries no chains: each cell
+//     leaves 4 bits in per-score bit planes, walked back once at the end into
+//     the same op list (see "gap-affine, packed backtrace" below).
 //   * A pair whose pool or ring bound is exceeded gets status 1 and is redone
 //     by the launcher (larger pool, then the CPU twin): results never change.
 //   * wfa_replay turns each op list into CIGAR letters (one thread per pair);
@@ -409,6 +412,249 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
     }
 }
 
+// ---------------------------------------------------------------- gap-affine, packed backtrace
+//
+// cigar_mode "packed": no op chains travel with the cells. Each cell of
+// wavefront s leaves 4 bits in the block's area `bt` (32-bit words):
+//   bits 0-1  M's source (0 X, 1 I, 2 D, as pick3 gives it),
+//   bit 2     I extends a gap (1) or opens one (0),
+//   bit 3     D likewise.
+// Thirty-two consecutive diagonals lo+32g .. lo+32g+31 form group g: four
+// words, word b holding bit b of the 32 cells (one __ballot_sync per bit;
+// lanes 0-3 store them, 16 bytes). The groups of score s follow each other
+// from word base[s] (a multiple of 4), scores in increasing order from word 0.
+// The header (lo[s], base[s]) of score s >= 1 is at bt[cap-2s], bt[cap-2s+1]:
+// headers grow down from the top while groups grow up; a score whose groups
+// would meet the headers overflows the pair (status 1, the launcher retries).
+// So a cell costs its offsets (as in score-only mode) plus half a byte.
+// At the end warp 0 walks back from M[s, m-n], reading one 16-byte group per
+// step, and writes the op list the chain mode would have built (last op first,
+// 16 per word), so wfa_replay and the CIGAR are the same in both modes.
+// tests/wfa_packed_model.py is a CPU model of this layout and walk.
+
+#define PK_WINDOW 64  // headers staged in shared memory per refill of the walk
+
+struct alignas(16) PkGroup {  // the four bit planes of 32 diagonals
+    u32 src0, src1, iext, dext;
+};
+struct alignas(8) PkHeader {  // where score s lives in the area
+    u32 lo, base;
+};
+
+// One gap-affine cell (the rules of affine_cell); returns its 4 backtrace bits.
+__device__ __forceinline__ u32 affine_cell_packed(const AffineRing& rg, const u32* words,
+                                                  const PairInfo& pi, const Src& cur,
+                                                  const Src& soe, const Src& se, const Src& sx,
+                                                  int k, int kend, int& found)
+{
+    const int n = pi.n, m = pi.m;
+    int io = bump(rg.get(soe.m, soe, k - 1));
+    int ie = bump(rg.get(se.i, se, k - 1));
+    bool iext = ie >= io;
+    int iv = iext ? ie : io;
+    if (iv > m || iv < 0) iv = WFA_NULL;
+    int dop = rg.get(soe.m, soe, k + 1);
+    int dex = rg.get(se.d, se, k + 1);
+    bool dext = dex >= dop;
+    int dv = dext ? dex : dop;
+    if (dv < 0 || dv - k > n) dv = WFA_NULL;
+    int xv = mismatch_cand(rg.get(sx.m, sx, k), k, n, m);
+    int msrc;
+    int mv = pick3(xv, iv, dv, msrc);
+    if (mv < 0) {
+        mv = WFA_NULL;
+    } else {
+        mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
+    }
+    rg.off[rg.at(cur.m, k)] = mv;
+    rg.off[rg.at(cur.i, k)] = iv;
+    rg.off[rg.at(cur.d, k)] = dv;
+    if (k == kend && mv == m) found = 1;
+    return (u32)msrc | ((u32)iext << 2) | ((u32)dext << 3);
+}
+
+// Warp 0 (all 32 lanes, in step): walk back from M at (s, k) through the
+// area `bt` of `cap` words; store the ops in out (last op first, 16 per word,
+// lane 0 writes). `hdr` is 2*PK_WINDOW ints of shared memory. Returns the op
+// count, or -1 when out (out_cap words) is too small or the walk leaves the
+// area (neither happens for a consistent area; the pair is then redone).
+__device__ __noinline__ int packed_walk(const u32* bt, i64 cap, int s, int k, int x, int o, int e,
+                           u32* out, i64 out_cap, int* hdr)
+{
+    const int lane = threadIdx.x & 31;
+    int state = 0;  // 0 M, 1 I, 2 D
+    int count = 0;
+    int win = 1 << 30;  // hdr holds scores win .. win+PK_WINDOW-1
+    u32 acc = 0;
+    while (s > 0 || state != 0) {
+        if (s <= 0) return -1;
+        if (s < win) {
+            __syncwarp();
+            win = max(1, s - PK_WINDOW + 1);
+            for (int j = lane; j < PK_WINDOW && win + j <= s; j += 32) {
+                const PkHeader h = *(const PkHeader*)(bt + cap - 2 * (i64)(win + j));
+                hdr[2 * j] = (int)h.lo;
+                hdr[2 * j + 1] = (int)h.base;
+            }
+            __syncwarp();
+        }
+        const int p = k - hdr[2 * (s - win)];
+        if (p < 0) return -1;
+        const PkGroup g = *(const PkGroup*)(bt + (u32)hdr[2 * (s - win) + 1] + 4 * (i64)(p >> 5));
+        const int b = p & 31;
+        u32 op;
+        if (state == 0) {
+            const u32 src = ((g.src0 >> b) & 1u) | (((g.src1 >> b) & 1u) << 1);
+            if (src == 0) {
+                op = OP_X;
+                s -= x;
+            } else if (src == 3) {
+                return -1;
+            } else {
+                op = OP_C;  // M came from I or D of the same cell
+                state = (int)src;
+            }
+        } else {
+            const bool ext = ((state == 1 ? g.iext : g.dext) >> b) & 1u;
+            op = state == 1 ? OP_I : OP_D;
+            k += state == 1 ? -1 : 1;
+            if (ext) {
+                s -= e;
+            } else {
+                s -= o + e;
+                state = 0;
+            }
+        }
+        acc |= op << ((count & 15) << 1);
+        ++count;
+        if ((count & 15) == 0) {
+            if ((count >> 4) > out_cap) return -1;
+            if (lane == 0) out[(count >> 4) - 1] = acc;
+            acc = 0;
+        }
+    }
+    if (count & 15) {
+        if ((count >> 4) + 1 > out_cap) return -1;
+        if (lane == 0) out[count >> 4] = acc;
+    }
+    return count;
+}
+
+// The gap-affine kernel with the packed backtrace. Block layout and loop as
+// affine_kernel; blockDim.x must be a multiple of 32 (the cell loop runs
+// whole warps, so that each warp's 32 diagonals make one group).
+__device__ void affine_packed_kernel(const u32* words, const i64* pw, const int* pl,
+                                     const i64* tw, const int* tl, const int* idx, int n_idx,
+                                     int* queue, int x, int o, int e, int K, int max_score,
+                                     int* wf_off, u32* bt_area, int bt_cap, int* scores,
+                                     int* status, u32* ops, const i64* ops_off, int* n_ops,
+                                     int seq_cap)
+{
+    extern __shared__ int wfa_smem[];
+    __shared__ int sh_slot;
+    __shared__ int hdr[2 * PK_WINDOW];
+    const int R = max(x, o + e) + 1;  // M ring
+    const int RID = e + 1;            // I and D rings
+    const int W = 2 * K + 1;
+    int* slo = wfa_smem;
+    int* shi = wfa_smem + R;
+    const i64 span = (i64)(R + 2 * RID) * W;
+    AffineRing rg;
+    rg.off = wf_off + (i64)blockIdx.x * span;
+    rg.bw = 0;
+    rg.bp = 0;
+    rg.W = W;
+    rg.K = K;
+    const i64 cap = bt_cap;
+    u32* bt = bt_area + (i64)blockIdx.x * cap;
+    const int lane = threadIdx.x & 31;
+    const int warp_first = threadIdx.x & ~31;
+    for (;;) {
+        int pair = next_pair(idx, n_idx, queue, &sh_slot);
+        if (pair < 0) break;
+        PairInfo pi;
+        pi.n = pl[pair];
+        pi.m = tl[pair];
+        pi.pw = pw[pair];
+        pi.tw = tw[pair];
+        const u32* seqw = stage_pair(words, pi, (u32*)(wfa_smem + 2 * R), seq_cap);
+        const int kend = pi.m - pi.n;
+        int ovf = (kend < -K || kend > K) ? 1 : 0;
+        int found = 0;
+        if (threadIdx.x == 0) {
+            for (int r = 1; r < R; ++r) { slo[r] = 1; shi[r] = 0; }
+            slo[0] = 0;
+            shi[0] = 0;
+        }
+        if (threadIdx.x == 0 && !ovf) {
+            int h0 = wfa_extend(seqw, pi.pw, pi.n, pi.tw, pi.m, 0, 0);
+            rg.off[rg.at(0, 0)] = h0;
+            rg.off[rg.at(R, 0)] = WFA_NULL;
+            rg.off[rg.at(R + RID, 0)] = WFA_NULL;
+            if (kend == 0 && h0 == pi.m) found = 1;
+        }
+        int s = 0;
+        i64 used = 0;  // area words taken by groups (the same in every thread)
+        int stop = __syncthreads_or(found || ovf);
+        while (!stop) {
+            ++s;
+            int lo, hi;
+            affine_range(slo, shi, R, s, x, o, e, pi.n, pi.m, lo, hi);
+            const i64 groups = lo <= hi ? ((hi - lo) >> 5) + 1 : 0;
+            if (s > max_score || lo < -K || hi > K || used + 4 * groups > cap - 2 * (i64)s) {
+                ovf = 1;  // same in every thread
+                break;
+            }
+            u32* seg = bt + used;
+            if (threadIdx.x == 0) {
+                bt[cap - 2 * (i64)s] = (u32)lo;
+                bt[cap - 2 * (i64)s + 1] = (u32)used;
+            }
+            used += 4 * groups;
+            const Src soe = source(slo, shi, R, RID, s - o - e);
+            const Src se = source(slo, shi, R, RID, s - e);
+            const Src sx = source(slo, shi, R, RID, s - x);
+            const Src cur = source(slo, shi, R, RID, s);  // rows only
+            for (int k0 = lo + warp_first; k0 <= hi; k0 += blockDim.x) {  // whole warps
+                const int k = k0 + lane;
+                u32 code = 0;
+                if (k <= hi) code = affine_cell_packed(rg, seqw, pi, cur, soe, se, sx, k, kend, found);
+                const u32 b0 = __ballot_sync(0xFFFFFFFFu, code & 1u);
+                const u32 b1 = __ballot_sync(0xFFFFFFFFu, code & 2u);
+                const u32 b2 = __ballot_sync(0xFFFFFFFFu, code & 4u);
+                const u32 b3 = __ballot_sync(0xFFFFFFFFu, code & 8u);
+                if (lane < 4) {
+                    seg[4 * (i64)((k0 - lo) >> 5) + lane] =
+                        lane == 0 ? b0 : (lane == 1 ? b1 : (lane == 2 ? b2 : b3));
+                }
+            }
+            if (threadIdx.x == 0) {
+                slo[s % R] = lo;
+                shi[s % R] = hi;
+            }
+            stop = __syncthreads_or(found || ovf);
+        }
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            int count = 0;
+            if (!ovf) {
+                const i64 a = ops_off[pair];
+                count = packed_walk(bt, cap, s, kend, x, o, e, ops + a, ops_off[pair + 1] - a, hdr);
+            }
+            if (threadIdx.x == 0) {
+                if (ovf || count < 0) {
+                    status[pair] = ST_OVERFLOW;
+                } else {
+                    n_ops[pair] = count;
+                    scores[pair] = s;
+                    status[pair] = 0;
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
 // ---------------------------------------------------------------- edit distance
 
 struct EditRing {
@@ -574,6 +820,19 @@ extern "C" __global__ void wfa_affine_cigar(WFA_ARGS)
     affine_kernel<true>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
                         wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
                          seq_cap);
+}
+
+// Gap-affine with the packed backtrace: bt_area holds bt_cap words per block
+// (a multiple of 4); blockDim.x a multiple of 32.
+extern "C" __global__ void wfa_affine_packed(const u32* words, const i64* pw, const int* pl,
+                                             const i64* tw, const int* tl, const int* idx,
+                                             int n_idx, int* queue, int x, int o, int e, int K,
+                                             int max_score, int* wf_off, u32* bt_area, int bt_cap,
+                                             int* scores, int* status, u32* ops,
+                                             const i64* ops_off, int* n_ops, int seq_cap)
+{
+    affine_packed_kernel(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score, wf_off,
+                         bt_area, bt_cap, scores, status, ops, ops_off, n_ops, seq_cap);
 }
 
 extern "C" __global__ void wfa_edit_score(WFA_ARGS)
