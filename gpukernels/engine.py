@@ -55,7 +55,9 @@ class AlignOptions:
         Drop isolated seed hits before ungapped extension (:mod:`gpukernels.seedhit`).
     screen_min_identity : float or None
         Skip the pair when b-mer hit counts show no query window can reach
-        this identity (percent; :func:`gpukernels.seedhit.screen_units`).
+        this identity (percent; :func:`gpukernels.seedhit.screen_verdict`;
+        the documented cutoff is :data:`gpukernels.seedhit.DEFAULT_SCREEN_IDENTITY`).
+        None: no screen.
     traceback : {"auto", "dp", "wfa"}
         Paths of the gapped stage: ``dp`` the y-drop DP's traceback; ``wfa``
         (uniform scoring, CPU backend) the DP score-only, then WFA between
@@ -93,8 +95,8 @@ class StageStats:
     alignments: int = 0
     dp_cells: int = 0
     seconds: dict = field(default_factory=lambda: {"seed": 0.0, "ungapped": 0.0, "gapped": 0.0})
-    #: the pair screen's verdict (None when it did not run)
-    screen: str | None = None
+    #: the pair screen's :class:`~gpukernels.seedhit.ScreenVerdict` (None when it did not run)
+    screen: seedhit.ScreenVerdict | None = None
     #: WFA traceback: sides per outcome (wfa, fallback_n, ...), summed over strands
     wfa: dict = field(default_factory=dict)
 
@@ -262,11 +264,11 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         from . import gpu
         gpu.set_budget(gpu_mem)
     if options.screen_min_identity is not None:
-        passes, why = seedhit.screen_units(target.codes, query.codes, options.screen_min_identity,
-                                           backend=chosen)
-        log.info("pair screen: %s (%s)", "pass" if passes else "skip", why)
-        stats.screen = why
-        if not passes:
+        verdict = seedhit.screen_verdict(target.codes, query.codes, options.screen_min_identity,
+                                         backend=chosen)
+        log.info("pair screen: %s (%s)", verdict.verdict, verdict.reason)
+        stats.screen = verdict
+        if not verdict.passes:
             return Alignments.empty()
     if options.preset == "gecko":
         return gecko.align(target, query, options, chosen, stats)

@@ -19,10 +19,17 @@ passes. So the screen never rejects a pair that truly reaches the cutoff.
 
 For work units (whole records), :func:`screen_units` cuts the query into
 windows of ``W`` (default 256) and the target into windows of ``2W`` with
-stride ``W`` (every ``W``-long target stretch lies whole in one of them), on
-both strands; the unit pair passes when any window pair passes. It is off by
-default (``screen_min_identity`` in the workflow's ``engine`` config, or
-:attr:`AlignOptions.screen_min_identity`).
+stride ``W``, on both strands; the unit pair passes when any window pair
+passes. The window edge costs nothing: a query window aligned with ``d ≥ 1``
+target-only letters (deletions) may run up to ``d - 1`` letters past the end
+of the target window that holds its start, which loses at most ``d - 1``
+more b-mers; but a deletion breaks only ``L - 1`` b-mers, not ``L``, so the
+total loss stays below ``L·e`` and ``T`` still holds.
+
+The screen is off unless asked for (``screen_min_identity`` in the
+workflow's ``engine`` config, :attr:`AlignOptions.screen_min_identity`,
+``ava align --screen`` or ``--screen-min-identity``). Its documented cutoff
+is :data:`DEFAULT_SCREEN_IDENTITY` (90 %), chosen in ``docs/seeding.md``.
 
 Candidate filter
 ----------------
@@ -40,6 +47,7 @@ Counting runs in ``cpu/seedhit.py`` (numba) or ``cuda/seedhit.cu``.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -49,6 +57,10 @@ log = logging.getLogger("gpukernels")
 
 DEFAULT_BITS = 16
 DEFAULT_WINDOW = 256
+#: The screen's documented cutoff (percent): the lowest whole percent whose bound
+#: (49 of 249 b-mers per 256-letter window with 16-bit b-mers) rejects random
+#: sequence of bacterial composition; see docs/seeding.md, "Default cutoff".
+DEFAULT_SCREEN_IDENTITY = 90.0
 BAND_SHIFT = 4      # 16 diagonals per band
 WIN_SHIFT = 9       # 512 query positions per window
 MIN_NEIGHBOURHOOD = 2
@@ -111,15 +123,84 @@ def best_window_counts(t_codes, q_codes, bits=DEFAULT_BITS, window=DEFAULT_WINDO
     return cpu_sh.best_window_counts(t, q, int(bits), int(window))
 
 
-def screen_units(t_codes, q_codes, min_identity, bits=DEFAULT_BITS, window=DEFAULT_WINDOW, backend="cpu"):
+@dataclass(frozen=True)
+class ScreenVerdict:
+    """What the pair screen decided for one target/query pair, and why.
+
+    Attributes
+    ----------
+    passes : bool
+        False: the pair is skipped (no query window can reach ``min_identity``).
+    min_identity : float
+        The cutoff in percent.
+    count : int
+        b-mer hits of the first passing query window; for a skipped pair the
+        best count of any whole query window (-1 when the query has none).
+    need : int
+        The bound ``T`` for one window (``≤ 0``: the screen passes everything).
+    window : int or None
+        Index of the passing query window (None when skipped or vacuous).
+    strand : str or None
+        ``"+"`` or ``"-"``: the query strand of the passing window.
+    bits, window_size : int
+        b-mer size in bits and query window length in letters.
+    """
+
+    passes: bool
+    min_identity: float
+    count: int
+    need: int
+    window: int | None = None
+    strand: str | None = None
+    bits: int = DEFAULT_BITS
+    window_size: int = DEFAULT_WINDOW
+
+    @property
+    def verdict(self):
+        """``"pass"`` or ``"skip"``."""
+        return "pass" if self.passes else "skip"
+
+    @property
+    def reason(self):
+        """The verdict in words: the passing window, or the best count against the bound."""
+        if self.need <= 0:
+            return (f"bound {self.need} <= 0 at {self.min_identity:g}% with {self.bits}-bit b-mers: "
+                    "always passes")
+        if self.passes:
+            return f"query window {self.window} ({self.strand}) has {self.count} b-mer hits >= {self.need}"
+        return (f"best query window has {self.count} b-mer hits < {self.need} needed for "
+                f"{self.min_identity:g}% identity")
+
+    def __str__(self):
+        return self.reason
+
+
+def screen_verdict(t_codes, q_codes, min_identity, bits=DEFAULT_BITS, window=DEFAULT_WINDOW, backend="cpu"):
     """Screen a work-unit pair: may any ``window``-long stretch of the query reach ``min_identity``?
 
-    Both query strands are tried. Returns ``(passes, reason)``: ``reason``
-    says which window passed, or the best count against the bound.
+    Both query strands are tried; the plus strand first, and the minus
+    strand only when the plus strand has no passing window.
+
+    Parameters
+    ----------
+    t_codes, q_codes : ndarray of uint8
+        Target and query codes (0-3 = A, C, G, T; anything else never counts).
+    min_identity : float
+        The cutoff in percent.
+    bits : int
+        b-mer size in bits (8, 10, 12, 14 or 16).
+    window : int
+        Query window length; target windows are twice as long, stride ``window``.
+    backend : {"cpu", "gpu"}
+
+    Returns
+    -------
+    ScreenVerdict
     """
     need = int(threshold(window, bits, min_identity))
+    common = dict(min_identity=float(min_identity), need=need, bits=bits, window_size=window)
     if need <= 0:
-        return True, f"bound {need} <= 0 at {min_identity}% with {bits}-bit b-mers: always passes"
+        return ScreenVerdict(True, count=0, **common)
     best = -1
     for strand, q in (("+", q_codes), ("-", _COMPLEMENT[np.asarray(q_codes)[::-1]])):
         counts = best_window_counts(t_codes, q, bits, window, backend)
@@ -129,9 +210,15 @@ def screen_units(t_codes, q_codes, min_identity, bits=DEFAULT_BITS, window=DEFAU
         top = int(counts[full].max())
         if top >= need:
             w = int(full[np.argmax(counts[full] >= need)])
-            return True, f"query window {w} ({strand}) has {int(counts[w])} b-mer hits >= {need}"
+            return ScreenVerdict(True, count=int(counts[w]), window=w, strand=strand, **common)
         best = max(best, top)
-    return False, f"best query window has {best} b-mer hits < {need} needed for {min_identity}% identity"
+    return ScreenVerdict(False, count=best, **common)
+
+
+def screen_units(t_codes, q_codes, min_identity, bits=DEFAULT_BITS, window=DEFAULT_WINDOW, backend="cpu"):
+    """:func:`screen_verdict` as ``(passes, reason)``."""
+    v = screen_verdict(t_codes, q_codes, min_identity, bits, window, backend)
+    return v.passes, v.reason
 
 
 def filter_candidates(hit_q, hit_t, backend="cpu"):

@@ -95,3 +95,86 @@ def test_candidate_filter_equals_loop():
     keep = np.array(keep)
     assert fq.tolist() == hq[keep].tolist() and ft.tolist() == ht[keep].tolist()
     assert keep[:300].mean() > 0.95 and keep[300:].mean() < 0.2
+
+
+def _edited(stretch, subs, dels, ins, rng):
+    """``stretch`` with substitutions, deletions and insertions at the given stretch positions."""
+    out = []
+    for i, c in enumerate(stretch.tolist()):
+        if i in ins:
+            out.append(int(rng.integers(0, 4)))
+        if i in dels:
+            continue
+        out.append((c + 1) % 4 if i in subs else c)
+    return np.array(out, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("min_identity", [90.0, 95.0, 97.0])
+def test_window_edge_keeps_the_bound(min_identity):
+    """A query window at the cutoff whose target stretch runs past the target window still passes.
+
+    The stretch starts at the worst offset (``W - 1``): with ``d`` deletions it
+    overhangs the target window ``[0, 2W)`` by up to ``d - 1`` letters. The
+    differences are spaced ``L`` apart, each breaking as many b-mers as it can.
+    """
+    W, bits, L = 256, 16, 8
+    e = int((100 - min_identity) * W / 100)
+    need = int(seedhit.threshold(W, bits, min_identity))
+    rng = np.random.default_rng(int(min_identity))
+    worst = W
+    for trial in range(60):
+        t = rng.integers(0, 4, 4 * W).astype(np.uint8)
+        d = e if trial % 3 == 0 else int(rng.integers(1, e + 1))
+        kinds = ["d"] * d + ["s" if trial % 2 else "i"] * (e - d)
+        rng.shuffle(kinds)
+        first = int(rng.integers(0, L))
+        pos = {k: {first + L * j for j, x in enumerate(kinds) if x == k} for k in "sdi"}
+        a = W - 1
+        stretch = t[a:a + W + d + L]
+        q = _edited(stretch, pos["s"], pos["d"], pos["i"], rng)[:W]
+        got = int(seedhit.best_window_counts(t, q, bits, W)[0])
+        assert got >= need, (trial, kinds, got, need)
+        worst = min(worst, got)
+    assert worst < need + 2 * L   # the bound is nearly tight here
+
+
+def test_default_cutoff_rejects_random_sequence():
+    """At the documented cutoff the bound is positive and random AT-rich sequence is skipped."""
+    assert seedhit.DEFAULT_SCREEN_IDENTITY == 90.0
+    assert seedhit.threshold(256, 16, seedhit.DEFAULT_SCREEN_IDENTITY) == 49
+    rng = np.random.default_rng(11)
+    p = [0.34, 0.16, 0.16, 0.34]
+    t = rng.choice(4, size=200_000, p=p).astype(np.uint8)
+    q = rng.choice(4, size=100_000, p=p).astype(np.uint8)
+    v = seedhit.screen_verdict(t, q, seedhit.DEFAULT_SCREEN_IDENTITY)
+    assert not v.passes and v.verdict == "skip" and 0 <= v.count < v.need == 49
+    assert v.window is None and str(v) == v.reason
+    assert v.reason == f"best query window has {v.count} b-mer hits < 49 needed for 90% identity"
+    q[50_176:50_432] = t[1000:1256]         # query window 196
+    v = seedhit.screen_verdict(t, q, 90)
+    assert v.passes and v.count == 249 and v.window == 196 and v.strand == "+"
+    assert seedhit.screen_verdict(t, q, 80).reason.startswith("bound ")      # vacuous below 87.5%
+
+
+def test_align_cli_screen(tmp_path, caplog):
+    """``ava align --screen`` skips an unrelated pair (empty output, logged reason); bad cutoffs stop."""
+    import logging
+    import pathlib
+
+    from gpukernels.cli import main
+    data = pathlib.Path(__file__).parent / "data"
+    rng = np.random.default_rng(3)
+    rand = tmp_path / "rand.fa"
+    rand.write_text(">r\n" + "".join("ACGT"[c] for c in rng.integers(0, 4, 30_000)) + "\n")
+    out = tmp_path / "o.paf"
+    with caplog.at_level(logging.INFO, logger="gpukernels"):
+        assert main(["align", str(data / "hpylori_g27_40k.fa.gz"), str(rand), "-o", str(out),
+                     "--backend", "cpu", "--screen"]) == 0
+    assert out.read_text() == ""
+    assert "pair screen: skip (best query window has" in caplog.text and "90% identity" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="gpukernels"):
+        assert main(["align", str(data / "hpylori_g27_40k.fa.gz"), str(rand), "-o", str(out),
+                     "--backend", "cpu", "--screen-min-identity", "80"]) == 0
+    assert "pair screen: pass (bound " in caplog.text
+    assert main(["-q", "align", str(rand), str(rand), "--screen-min-identity", "101"]) == 2

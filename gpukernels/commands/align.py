@@ -13,6 +13,7 @@ from ..errors import InputError
 from ..formats import FORMATS, write_alignments
 from ..genome import read_fasta
 from ..scoring import UNIFORM_MATCH, UNIFORM_MISMATCH, lastz_scoring, uniform_scoring
+from ..seedhit import DEFAULT_SCREEN_IDENTITY
 from ..seeds import DEFAULT_SEED
 
 log = logging.getLogger("gpukernels")
@@ -67,8 +68,12 @@ def add_parser(sub):
                    help="fmindex: reuse the target's index saved here (built and saved when absent)")
     f.add_argument("--seed-filter", action="store_true",
                    help="drop isolated seed hits before ungapped extension")
+    f.add_argument("--screen", action="store_true",
+                   help=f"SeedHit pair screen at its documented cutoff, {DEFAULT_SCREEN_IDENTITY:g}%% "
+                        "identity: skip the pair when b-mer counts rule out that identity in every "
+                        "256-letter query window (default: no screen)")
     f.add_argument("--screen-min-identity", type=float, default=None, metavar="PCT",
-                   help="skip the pair when b-mer counts rule out this identity (default: no screen)")
+                   help="the pair screen at this cutoff instead (implies --screen)")
     s = p.add_argument_group("scoring (LASTZ defaults)")
     s.add_argument("--gap-open", type=int, default=400, help="gap open penalty (default 400)")
     s.add_argument("--gap-extend", type=int, default=30, help="gap extend penalty (default 30)")
@@ -102,6 +107,16 @@ def _scoring(args):
     return lastz_scoring(**common)
 
 
+def _screen_identity(args):
+    """The pair screen's cutoff in percent, or None for no screen."""
+    if args.screen_min_identity is not None:
+        value = args.screen_min_identity
+        if not 0 <= value <= 100:
+            raise InputError(f"--screen-min-identity must be within 0 and 100, not {value:g}")
+        return value
+    return DEFAULT_SCREEN_IDENTITY if args.screen else None
+
+
 def run(args):
     """Run ``ava align`` from parsed arguments."""
     if args.query is None and not args.self_mode:
@@ -118,7 +133,7 @@ def run(args):
                            kmer=args.kmer, min_identity=args.min_identity,
                            seeding=args.seeding, seed_length=args.seed_length, mismatches=args.mismatches,
                            occ_cap=args.occ_cap, fm_index_path=args.fm_index, seed_filter=args.seed_filter,
-                           screen_min_identity=args.screen_min_identity)
+                           screen_min_identity=_screen_identity(args))
     clock = time.perf_counter()
     target = read_fasta(args.target)
     query = target if args.query is None or (args.self_mode and args.query == args.target) \

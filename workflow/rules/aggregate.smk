@@ -24,3 +24,23 @@ rule matrices:
         "../envs/gpukernels.yaml"
     script:
         "../scripts/matrices.py"
+
+
+rule screen_table:
+    """Work units that the SeedHit pair screen skipped, with the reason (screen configured only)."""
+    input:
+        unit_screens(),
+    output:
+        report(
+            f"{OUT}/matrices/{PREFIX}_screen_skipped.tsv",
+            caption="../report/screen_skipped.rst",
+            category="Tables",
+        ),
+    log:
+        f"{OUT}/logs/screen_table.log",
+    benchmark:
+        f"{OUT}/benchmarks/screen_table.tsv"
+    conda:
+        "../envs/gpukernels.yaml"
+    script:
+        "../scripts/screen_table.py"

@@ -2,13 +2,14 @@
 
 
 rule align:
-    """Align one work unit of a genome pair."""
+    """Align one work unit of a genome pair; record its pair-screen verdict."""
     input:
         target=f"{OUT}/genomes/{{target}}.npz",
         query=f"{OUT}/genomes/{{query}}.npz",
         plan=f"{OUT}/plans/{{target}}/{{query}}.json",
     output:
-        temp(f"{OUT}/units/{{target}}/{{query}}/{{unit}}.paf.gz"),
+        paf=temp(f"{OUT}/units/{{target}}/{{query}}/{{unit}}.paf.gz"),
+        screen=temp(f"{OUT}/units/{{target}}/{{query}}/{{unit}}.screen.json"),
     params:
         engine=config["engine"],
         backend=config["backend"],

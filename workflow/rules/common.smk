@@ -78,6 +78,16 @@ def unit_pafs(wildcards):
                   unit=units_of(wildcards.target, wildcards.query))
 
 
+def unit_screens():
+    """The pair-screen record (JSON) of every work unit of every pair."""
+    return [f"{OUT}/units/{t}/{q}/{u}.screen.json" for t, q in PAIRS for u in units_of(t, q)]
+
+
+def screen_on():
+    """Whether the SeedHit pair screen is configured (``engine.screen_min_identity``)."""
+    return config["engine"].get("screen_min_identity") is not None
+
+
 def pair_paths(pattern):
     """``pattern`` with {target} and {query} filled for every pair."""
     return [pattern.format(target=t, query=q) for t, q in PAIRS]
@@ -96,6 +106,8 @@ def all_outputs():
     """Every final output of the workflow."""
     out = expand(f"{OUT}/matrices/{PREFIX}_{{m}}.tsv", m=MATRIX_NAMES + ["long"])
     out += [f"{OUT}/matrices/{PREFIX}_distance.phylip"]
+    if screen_on():
+        out += [f"{OUT}/matrices/{PREFIX}_screen_skipped.tsv"]
     out += pair_paths(f"{OUT}/records/{{target}}/{{query}}/{PREFIX}_records.tsv")
     if config["plots"]:
         out += expand(f"{OUT}/plots/{PREFIX}_{{m}}_heatmap.png", m=["identity", "query_cov"])

@@ -3,13 +3,15 @@
 The unit's target and query chunks are cut from the encoded genomes with
 ``Genome.piece`` (alignments keep the source records' coordinates), a GPU is
 leased for the job's life unless the backend is the CPU, and the engine
-writes the unit's PAF. All engine calls go through :func:`run_engine`.
+writes the unit's PAF. All engine calls go through :func:`run_engine`. The
+unit's pair-screen verdict (``"off"`` when ``engine.screen_min_identity`` is
+null) goes to the ``screen`` output for the table of skipped units.
 """
 import logging
 import os
 import sys
 
-from gpukernels import lease, workunits
+from gpukernels import lease, screen_records, workunits
 from gpukernels.genome import load_genome
 
 
@@ -17,8 +19,11 @@ def run_engine(target, query, engine, out_path, backend, device, gpu_mem, thread
     """Align ``query`` to ``target`` with the engine and write PAF to ``out_path``.
 
     ``engine`` is the workflow's ``engine`` config; ``gpu_mem`` is in GiB.
+    Returns the engine's :class:`gpukernels.engine.StageStats` (its
+    ``screen`` is the pair screen's verdict, None when the screen is off).
     """
     from gpukernels import align, write_alignments
+    from gpukernels.engine import StageStats
 
     try:
         import numba
@@ -26,10 +31,13 @@ def run_engine(target, query, engine, out_path, backend, device, gpu_mem, thread
     except (ImportError, ValueError):
         pass
     options = workunits.engine_options(engine, self_mode=self_mode)
+    stats = StageStats()
     alns = align(target, query, options, backend=backend, device=device,
-                 gpu_mem=None if gpu_mem is None else int(float(gpu_mem) * (1 << 30)), threads=int(threads))
+                 gpu_mem=None if gpu_mem is None else int(float(gpu_mem) * (1 << 30)), stats=stats,
+                 threads=int(threads))
     write_alignments(alns, target, query, out_path, fmt="paf")
     logging.info("%d alignments", len(alns))
+    return stats
 
 
 def main(smk):
@@ -48,8 +56,13 @@ def main(smk):
         run_backend = "cpu" if held.ordinal is None else "gpu"
         logging.info("backend %s, device %s (CUDA_VISIBLE_DEVICES=%s), threads %d", run_backend,
                      held.device, os.environ.get("CUDA_VISIBLE_DEVICES", "unset"), smk.threads)
-        run_engine(target, query, dict(smk.params.engine), smk.output[0], run_backend,
-                   held.ordinal, smk.params.gpu_mem, smk.threads, self_mode)
+        stats = run_engine(target, query, dict(smk.params.engine), smk.output.paf, run_backend,
+                           held.ordinal, smk.params.gpu_mem, smk.threads, self_mode)
+    if stats.screen is not None:
+        logging.info("pair screen: %s (%s)", stats.screen.verdict, stats.screen.reason)
+    record = screen_records.unit_record(stats.screen, plan["target"], plan["query"], smk.wildcards.unit,
+                                        t_chunk, q_chunk)
+    screen_records.write_unit_record(smk.output.screen, record)
 
 
 if __name__ == "__main__" or "snakemake" in globals():
