@@ -28,8 +28,9 @@ class EmuRunner:
         self._z32 = np.zeros(1, dtype=np.int32)
         self._z64 = np.zeros(1, dtype=np.int64)
 
-    def set_walls(self, walls, rows):
-        self.walls[rows] = walls[rows]
+    def set_walls(self, walls, spans):
+        for a, b in spans:
+            self.walls[a:b] = walls[a:b]
 
     def inspect(self, tasks):
         out = np.empty((len(tasks), 10), dtype=np.int64)

@@ -54,14 +54,8 @@ BANDS = (512, 2048)
 DCAP = 1 << 14
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 16
-#: diagonal and query cell (as shifts) of the wave's nearness rule
-_DIAG_CELL, _Q_CELL = 6, 14
 _FAR = 1 << 62
 _NEG = -(1 << 29)
-#: tracebacks up to this many bytes are executed speculatively, even where regions overlap
-_SMALL_EXEC = 1 << 20
-#: an anchor whose inspection took more cells is "large" for the executor's overlap rule
-_LARGE_CELLS = 1 << 20
 _MAXLEN = 1 << 30
 
 # inspector result columns (cuda/gapped.cu)
@@ -205,52 +199,23 @@ def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all, run_off, runs):
 
 
 @njit(cache=True, nogil=True)
-def _hash_near(table, key, insert):
-    """Open-addressing set of cell keys: is ``key`` there (and insert it)?"""
-    tmask = table.shape[0] - 1
-    s = ((key * 2654435761) >> 16) & tmask
-    while table[s] != 0:
-        if table[s] == key:
-            return True
-        s = (s + 1) & tmask
-    if insert:
-        table[s] = key
-    return False
+def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel):
+    """Choose the anchors to inspect next: up to ``width`` undecided ones from ``pos`` on.
 
-
-@njit(cache=True, nogil=True)
-def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max_scan, status, table, sel):
-    """Choose the anchors to inspect next, scanning undecided anchors from ``pos``.
-
-    Anchors on a kept path are decided here (status 4, skipped). An anchor is
-    taken unless an earlier undecided anchor of the scan lies in a
-    neighbouring (diagonal, query) cell: it then likely lies on that one's
-    path, and the walk decides it. Returns (end of the scan, number taken
-    into ``sel``).
+    Anchors on a kept path are decided here (status 4, skipped). Returns (end
+    of the scan, number taken into ``sel``).
     """
     n = anchor_q.shape[0]
-    table[:] = 0
     taken = 0
     a = pos
-    while a < n and taken < width and a - pos < max_scan:
-        if status[a] == 4:
+    while a < n and taken < width:
+        st = status[a]
+        if st == 4:
             a += 1
             continue
-        aq = anchor_q[a]
-        at = anchor_t[a]
-        if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
+        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
             status[a] = 4
-            a += 1
-            continue
-        dc = ((at - aq) >> _DIAG_CELL) + (1 << 30)
-        qc = aq >> _Q_CELL
-        near = False
-        for dd in range(-1, 2):
-            for dq in range(-1, 2):
-                if _hash_near(table, (dc + dd) * (1 << 26) + qc + dq + 2, False):
-                    near = True
-        _hash_near(table, dc * (1 << 26) + qc + 2, True)
-        if status[a] == 0 and not near:
+        elif st == 0:
             sel[taken] = a
             taken += 1
         a += 1
@@ -258,73 +223,65 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, max
 
 
 @njit(cache=True, nogil=True)
-def _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K, cnt,
-                 op_off, ops_all, run_off, runs):
-    """Inspected anchors of [pos, end) worth a traceback on the GPU.
+def _choose_exec(idx, status, res_all, mem, sel):
+    """Anchors of ``idx`` just inspected to trace back on the GPU: all whose traceback fits ``mem``.
 
-    Small tracebacks (up to ``_SMALL_EXEC`` bytes) are executed speculatively.
-    A large one only when its region overlaps no earlier large one (it would
-    most likely lie on that one's path). The executor must see the walls the
-    inspector saw, so an anchor whose region was dirtied since its inspection
-    is left to the host, as is one whose traceback alone exceeds ``mem``.
-    Returns the number written to ``sel``.
+    The executor then runs with the walls the inspector saw. Returns the
+    number written to ``sel``.
     """
-    reg = np.empty(8, dtype=np.int64)
-    bhead[:] = -1
-    nb = bhead.shape[0]
-    ne = 0
     taken = 0
-    for a in range(pos, end):
+    for a in idx:
         if status[a] != 1:
             continue
-        rl = res_all[2 * a]
-        rr = res_all[2 * a + 1]
-        dl = rl[R_BI] + rl[R_BJ]
-        dr = rr[R_BI] + rr[R_BJ]
         need = 0
-        if dl > 0:
-            need += rl[R_CAB] + 12 * (dl + 1)
-        if dr > 0:
-            need += rr[R_CAB] + 12 * (dr + 1)
-        large = need > _SMALL_EXEC or rl[R_CELLS] + rr[R_CELLS] > _LARGE_CELLS
-        clear = True
-        aq = anchor_q[a]
-        at = anchor_t[a]
-        qa, qb = aq + 1 - rl[R_IMAX], aq + 1 + rr[R_IMAX]
-        ta, tb = at + 1 - rl[R_JMAX], at + 1 + rr[R_JMAX]
-        b_lo = (ta >> 16) % nb
-        nbk = min((tb >> 16) - (ta >> 16) + 1, nb)
-        if large:
-            for x in range(nbk):
-                e = bhead[(b_lo + x) % nb]
-                while e >= 0 and clear:
-                    y = bidx[e]
-                    if (anchor_q[y] + 1 - res_all[2 * y, R_IMAX] <= qb
-                            and qa <= anchor_q[y] + 1 + res_all[2 * y + 1, R_IMAX]
-                            and anchor_t[y] + 1 - res_all[2 * y, R_JMAX] <= tb
-                            and ta <= anchor_t[y] + 1 + res_all[2 * y + 1, R_JMAX]):
-                        clear = False
-                    e = bnext[e]
-                if not clear:
-                    break
-            if ne + nbk <= bnext.shape[0]:
-                for x in range(nbk):
-                    b = (b_lo + x) % nb
-                    bidx[ne] = a
-                    bnext[ne] = bhead[b]
-                    bhead[b] = ne
-                    ne += 1
-        if not clear or need > mem:
+        for side in range(2):
+            r = res_all[2 * a + side]
+            dd = r[R_BI] + r[R_BJ]
+            if dd > 0:
+                need += r[R_CAB] + 12 * (dd + 1)
+        if need <= mem:
+            sel[taken] = a
+            taken += 1
+    return taken
+
+
+@njit(cache=True, nogil=True)
+def _stale(a, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs):
+    """Would anchor ``a`` (not on a kept path) gain from a new inspection with the walls of now?
+
+    True when it was abandoned, or its traceback's region has been dirtied,
+    by alignments kept since its inspection.
+    """
+    if stamp[a] >= cnt[0]:
+        return False
+    if status[a] == 5:
+        return True
+    if status[a] != 2:
+        return False
+    reg = np.empty(8, dtype=np.int64)
+    for x in range(4):
+        reg[x] = res_all[2 * a, R_IMAX + x]
+        reg[4 + x] = res_all[2 * a + 1, R_IMAX + x]
+    return _dirty(anchor_q[a], anchor_t[a], reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs)
+
+
+@njit(cache=True, nogil=True)
+def _gather(a, end, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
+            ents, sel):
+    """Undecided anchors of [a, end) not on a kept path whose result is stale: the next round's.
+
+    Returns the number written to ``sel`` (``a`` itself first).
+    """
+    taken = 0
+    for b in range(a, end):
+        if status[b] == 4:
             continue
-        if cnt[0] > stamp[a]:
-            for x in range(4):
-                reg[x] = rl[R_IMAX + x]
-                reg[4 + x] = rr[R_IMAX + x]
-            if _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs):
-                continue
-            stamp[a] = cnt[0]
-        sel[taken] = a
-        taken += 1
+        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+            status[b] = 4
+            continue
+        if _stale(b, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs):
+            sel[taken] = b
+            taken += 1
     return taken
 
 
@@ -359,32 +316,31 @@ def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
           run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host):
-    """The sequential rule over the undecided anchors of [pos, end).
+    """The sequential rule over the undecided anchors of [pos, end), up to the first stale one.
 
     An anchor with a valid GPU result (status 2, region clean since its
-    inspection) takes it; any other anchor not on a kept path is extended
-    here by :func:`gpukernels.cpu.gapped.extend_one` with the current walls
-    (``host`` counts them and their cells). Returns the grown arrays.
+    inspection) takes it. One whose result is stale (see :func:`_stale`) stops
+    the walk there, for a new GPU round. Any other anchor not on a kept path
+    (host only, or abandoned with the current walls) is extended here by
+    :func:`gpukernels.cpu.gapped.extend_one` with the current walls (``host``
+    counts them, their cells, and them by status). Returns where the walk
+    stopped (``end`` when done) and the grown arrays.
     """
-    reg = np.empty(8, dtype=np.int64)
     for a in range(pos, end):
         st = status[a]
         if st == 4:
             continue
-        status[a] = 4
         aq = anchor_q[a]
         at = anchor_t[a]
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
+            status[a] = 4
             continue
+        if _stale(a, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs):
+            return a, ops_all, runs, ents, tb, tb_off, tb_lo
+        status[a] = 4
         rl = res_all[2 * a]
         rr = res_all[2 * a + 1]
-        valid = st == 2
-        if valid and cnt[0] > stamp[a]:
-            for x in range(4):
-                reg[x] = rl[R_IMAX + x]
-                reg[4 + x] = rr[R_IMAX + x]
-            valid = not _dirty(aq, at, reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs)
-        if valid:
+        if st == 2:
             anchor_cells[a] = rl[R_CELLS] + rr[R_CELLS]
             li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
             lops = store[ops_idx[a, 0]:ops_idx[a, 1]].copy()
@@ -396,6 +352,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             anchor_cells[a] = c1 + c2
             host[0] += 1
             host[1] += c1 + c2
+            host[2 + st] += 1
         if li + lj + ri + rj == 0:
             continue
         path, s_t0, s_q0, score = cg.join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
@@ -403,7 +360,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             continue
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls)
-    return ops_all, runs, ents, tb, tb_off, tb_lo
+    return end, ops_all, runs, ents, tb, tb_off, tb_lo
 
 
 @njit(cache=True, nogil=True)
@@ -548,10 +505,10 @@ class DeviceRunner:
         self.launches = 0
         self.band_retries = 0
 
-    def set_walls(self, walls, rows):
-        if len(rows):
-            d_rows = self.cp.asarray(rows)
-            self.walls[d_rows] = self.cp.asarray(walls[rows])
+    def set_walls(self, walls, spans):
+        """Copy the host's wall rows ``[start, stop)`` of each span to the device."""
+        for a, b in spans:
+            self.walls[a:b] = self.cp.asarray(walls[a:b])
 
     def _kernel(self, band):
         from ..cuda import get_kernel
@@ -615,6 +572,17 @@ class DeviceRunner:
 
 # ---------------------------------------------------------------------------------------------
 
+def _merged_spans(lo, hi):
+    """The union of intervals ``[lo, hi)`` as sorted, disjoint ``(start, stop)`` rows."""
+    order = np.argsort(lo, kind="stable")
+    lo, hi = lo[order], np.maximum.accumulate(hi[order])
+    new = np.ones(len(lo), dtype=bool)
+    new[1:] = lo[1:] > hi[:-1]
+    starts = np.flatnonzero(new)
+    stops = np.append(starts[1:], len(lo)) - 1
+    return np.stack([lo[starts], hi[stops]], axis=1)
+
+
 def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
     """Task rows (left, right per anchor): t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0."""
     aq = anchor_q[idx]
@@ -674,7 +642,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     cnt = np.zeros(2, dtype=np.int64)       # kept alignments, bucket entries
     walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
     anchor_cells = np.full(n, -1, dtype=np.int64)
-    # status: 0 to inspect, 1 inspected, 2 executed (traceback ready), 3 host, 4 decided
+    # status: 0 to inspect, 1 inspected, 2 executed (traceback ready), 3 host only, 4 decided,
+    # 5 abandoned by the inspector (past DCAP)
     status = np.zeros(n, dtype=np.int8)
     long_rec = (t_hi - t_lo > _MAXLEN) | (q_hi - q_lo > _MAXLEN)
     status[long_rec] = 3
@@ -685,72 +654,79 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     store = np.zeros(1 << 16, dtype=np.uint8)
     used = 0
     sel = np.empty(n + 1, dtype=np.int64)
-    table = np.zeros(1 << max(12, int(np.ceil(np.log2(16 * width)))), dtype=np.int64)
-    bhead = np.empty(1 << 12, dtype=np.int64)
-    bnext = np.empty(1 << 16, dtype=np.int64)
-    bidx = np.empty(1 << 16, dtype=np.int64)
     # the host's own DP (cpu/gapped.extend_one) and its buffers
     t_rev, q_rev = t[::-1].copy(), q[::-1].copy()
     qmax = int((q_hi - q_lo).max()) + 2 if n else 2
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
-    host = np.zeros(2, dtype=np.int64)
-    stats = dict(waves=0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
+    host = np.zeros(8, dtype=np.int64)
+    stats = dict(waves=0, rounds=0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
     clock = time.perf_counter
-    pos = 0
-    while pos < n:
-        stats["waves"] += 1
+    synced = 0                              # kept alignments whose walls are on the device
+
+    def speculate(idx):
+        """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment."""
+        nonlocal store, used, synced
         c0 = clock()
-        end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, 4 * width, status,
-                            table, sel)
-        stats["form_s"] += clock() - c0
-        if m:
-            idx = sel[:m].copy()
-            tasks = _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
-            c0 = clock()
-            r, b = runner.inspect(tasks)
-            stats["inspect_s"] += clock() - c0
-            stats["inspected"] += m
-            stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
-            rows = np.empty(2 * m, dtype=np.int64)
-            rows[0::2] = 2 * idx
-            rows[1::2] = 2 * idx + 1
-            res_all[rows] = r
-            band_all[rows] = b
-            status[idx] = 1
-            gave_up = idx[(b == 0).reshape(-1, 2).any(axis=1)]
-            status[gave_up] = 3
-            stats["abandoned"] += len(gave_up)
-            stamp[idx] = cnt[0]
-        c0 = clock()
-        m = _choose_exec(pos, end, status, stamp, res_all, anchor_q, anchor_t, mem, sel, bhead, bnext, bidx, K,
-                         cnt, op_off, ops_all, run_off, runs)
-        stats["form_s"] += clock() - c0
+        if cnt[0] > synced:
+            runner.set_walls(walls, _merged_spans(K[synced:cnt[0], 0], K[synced:cnt[0], 1] + 1))
+            synced = int(cnt[0])
+        c1 = clock()
+        stats["walls_s"] += c1 - c0
+        r, b = runner.inspect(_tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier))
+        stats["inspect_s"] += clock() - c1
+        stats["inspected"] += len(idx)
+        stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
+        rows = np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()
+        res_all[rows] = r
+        band_all[rows] = b
+        stamp[idx] = cnt[0]
+        failed = (b == 0).reshape(-1, 2)
+        gave_up = (r[:, R_STATUS] == 2).reshape(-1, 2) & failed
+        status[idx] = 1
+        status[idx[failed.any(axis=1)]] = 3
+        status[idx[gave_up.any(axis=1) & ~(failed & ~gave_up).any(axis=1)]] = 5
+        stats["abandoned"] += int((status[idx] == 5).sum())
+        m = _choose_exec(idx, status, res_all, mem, sel)
         if m:
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
                                    q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats)
             status[sel[:m]] = 2
             stats["executed"] += m
-        # the sequential rule
-        k_wave = int(cnt[0])
+        status[idx[status[idx] == 1]] = 3
+
+    pos = 0
+    while pos < n:
+        stats["waves"] += 1
         c0 = clock()
-        ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
-            pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
-            q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
-            run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host)
-        stats["walk_s"] += clock() - c0
-        c0 = clock()
-        # walls of the alignments kept now go to the device
-        if cnt[0] > k_wave:
-            rows = np.concatenate([np.arange(K[k, 0], K[k, 1] + 1) for k in range(k_wave, int(cnt[0]))])
-            runner.set_walls(walls, np.unique(rows))
-        stats["walls_s"] += clock() - c0
+        end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel)
+        stats["form_s"] += clock() - c0
+        if m:
+            speculate(sel[:m].copy())
+        # the sequential rule; at an anchor worth recomputing with the walls of now, a round
+        a = pos
+        while True:
+            c0 = clock()
+            a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
+                a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
+                t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
+                ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host)
+            stats["walk_s"] += clock() - c0
+            if a == end:
+                break
+            c0 = clock()
+            m = _gather(a, end, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
+                        head, ents, sel)
+            stats["form_s"] += clock() - c0
+            stats["rounds"] += 1
+            speculate(sel[:m].copy())
         pos = end
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
+    stats["host_why"] = dict(zip(("host_only", "abandoned_twice"), host[[5, 7]].tolist()))
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])
