@@ -121,7 +121,7 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, scoring: Scoring, diag_end
     if backend == "gpu":
         from .gpu import ungapped as gpu_ungapped
         q0, q1, t0, raw, counts = gpu_ungapped.extend_hits(t_codes, q_codes, hit_q, hit_t, span, mm,
-                                                          scoring.xdrop, diag_end)
+                                                          scoring.xdrop, diag_end, max(1, scoring.hspthresh))
     else:
         from .cpu import ungapped as cpu_ungapped
         q0, q1, t0, raw, counts = cpu_ungapped.extend_hits(t_codes, q_codes, hit_q, hit_t, span, mm,

@@ -67,8 +67,8 @@ def test_seed_stage_equals_cpu(saureus):
 
 @shared
 @pytest.mark.shared
-@pytest.mark.parametrize("gpu_mem", [None, 1 << 18])
-def test_ungapped_stage_equals_cpu(saureus, gpu_mem):
+@pytest.mark.parametrize("gpu_mem, min_score", [(None, 1), (None, 3000), (1 << 18, 3000)])
+def test_ungapped_stage_equals_cpu(saureus, gpu_mem, min_score):
     from gpukernels.cpu import ungapped as cu
     from gpukernels.gpu import ungapped as gu
     t, q = saureus
@@ -83,8 +83,8 @@ def test_ungapped_stage_equals_cpu(saureus, gpu_mem):
         de_g = de_c.copy()
         for lo in range(0, len(qs), 150_000):          # batches carry the diagonal extents
             hq, ht = seeds.find_hits(index, qk, lo, min(lo + 150_000, len(qs)), True, 0, "cpu")
-            c = cu.extend_hits(t.seed_codes(), qs, hq, ht, seed.span, mm, opts.scoring.xdrop, de_c)
-            g = gu.extend_hits(t.seed_codes(), qs, hq, ht, seed.span, mm, opts.scoring.xdrop, de_g,
+            c = cu.extend_hits(t.seed_codes(), qs, hq, ht, seed.span, mm, opts.scoring.xdrop, de_c, min_score)
+            g = gu.extend_hits(t.seed_codes(), qs, hq, ht, seed.span, mm, opts.scoring.xdrop, de_g, min_score,
                                gpu_mem=gpu_mem)
             for a, b in zip(g, c):
                 assert np.array_equal(a, b)

@@ -67,7 +67,7 @@ extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn
                                             long long qn, const long long* sq, const long long* st,
                                             const long long* perm, const long long* seg, long long nseg,
                                             long long* diag_end, const int* matrix, int span, long long xdrop,
-                                            long long* out_q0, long long* out_q1, long long* out_score,
+                                            long long min_score, long long* out_q0, long long* out_q1, long long* out_score,
                                             int* out_counts, unsigned char* out_ok)
 {
     __shared__ int mat[36];
@@ -105,7 +105,7 @@ extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn
         long long s = pos + rdone;
         if (s > ext) ext = s;
         long long o = perm[h];
-        if (end > start) {
+        if (end > start && left + right >= min_score) {
             int c0 = 0, c1 = 0, c2 = 0, c3 = 0;
             for (long long x = start + lane; x < end; x += 32) {
                 int c = q[x];

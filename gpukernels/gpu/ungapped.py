@@ -17,8 +17,8 @@ _THREADS = 256
 _BYTES_PER_HIT = 160
 
 
-def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, gpu_mem=None):
-    """Extend hits; return every extension, as :func:`gpukernels.cpu.ungapped.extend_hits`.
+def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, min_score=1, gpu_mem=None):
+    """Extend hits; return the extensions scoring at least ``min_score``, as :func:`gpukernels.cpu.ungapped.extend_hits`.
 
     Parameters
     ----------
@@ -33,6 +33,9 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, g
     diag_end : ndarray or cupy.ndarray of int64
         Per-diagonal extent; updated in place (a host array is copied to the
         device and back).
+    min_score : int
+        Extensions scoring less stay on the device (the default 1 returns
+        every non-empty one).
     gpu_mem : int, optional
         Memory budget in bytes; hits are taken in batches that fit it.
 
@@ -76,7 +79,7 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, g
         warps_per_block = _THREADS // 32
         grid = ((nseg + warps_per_block - 1) // warps_per_block,)
         kernel(grid, (_THREADS,), (d_t, np.int64(tn), d_q, np.int64(qn), sq, st, perm, seg, np.int64(nseg),
-                                   d_diag, mat, np.int32(span), np.int64(xdrop), out_q0, out_q1, out_sc,
+                                   d_diag, mat, np.int32(span), np.int64(xdrop), np.int64(min_score), out_q0, out_q1, out_sc,
                                    out_cn, ok))
         keep = cp.flatnonzero(ok)
         q0 = out_q0[keep]
