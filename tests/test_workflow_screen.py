@@ -10,7 +10,7 @@ from test_workflow import DATA, _job_counts, _slice, _snakemake, _workdir
 pytest.importorskip("snakemake")
 
 SCREEN = {"strand": "both", "unmask": False, "seed": "1110100110010101111", "transition": True,
-          "screen_min_identity": 90, "scoring": {"gap_open": 400, "gap_extend": 30, "hspthresh": 3000}}
+          "screen_min_identity": 92, "scoring": {"gap_open": 400, "gap_extend": 30, "hspthresh": 3000}}
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +48,9 @@ def test_skipped_units_are_recorded_with_reason(tmp_path, screen_genomes):
     # the random genome is skipped against both Blochmannia; the related pair is not
     assert sorted((r["target"], r["query"]) for r in rows) == [("Bchr", "Rand"), ("Bpen", "Rand")]
     for r in rows:
-        assert r["unit"] == "t0000-q0000" and r["min_identity"] == "90" and r["bound"] == "49"
-        assert int(r["best_count"]) < 49
-        assert r["reason"].startswith("best query window has") and "90% identity" in r["reason"]
+        assert r["unit"] == "t0000-q0000" and r["min_identity"] == "92" and r["bound"] == "89"
+        assert int(r["best_count"]) < 89
+        assert r["reason"].startswith("best query window has") and "92% identity" in r["reason"]
         assert r["query_chunk"].startswith("record random whole")
     long = (wd / "results" / "matrices" / "ava_long.tsv").read_text().splitlines()
     cols = long[0].split("\t")
