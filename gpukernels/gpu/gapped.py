@@ -6,28 +6,27 @@ kept so far as walls. Here the GPU computes extensions *speculatively*, in
 waves, and the host keeps the sequential rule:
 
 1. **Form a wave** (host): from the first anchor not yet decided, take up to
-   ``W`` anchors not on a kept path. An anchor near (same diagonal band, same
-   query stretch) an anchor already taken is left out: it very likely lies on
-   that one's path, and extending it too would repeat a long alignment.
+   ``W`` anchors not on a kept path.
 2. **Inspector** (``cuda/gapped.cu``, mode 0): one warp per side of each
-   anchor, score only, with the walls as they were before the wave. It
-   reports the best cell, the cells, the cells up to the best anti-diagonal
-   and the explored region (query/target reach and diagonal range). A side
-   that runs past :data:`DCAP` anti-diagonals is abandoned: one warp is
-   latency-bound on such long extensions, and the host's vectorised DP is
-   faster there.
-3. **Executor** (mode 1): for anchors whose region overlaps no earlier large
-   anchor's region in the wave, recompute up to the best anti-diagonal with a
-   one-byte traceback per cell, in batches within the memory budget; the host
-   traces back.
+   anchor, score only, with the walls of this moment. It reports the best
+   cell, the cells, the cells up to the best anti-diagonal and the explored
+   region (query/target reach and diagonal range). A side that runs past
+   :data:`DCAP` anti-diagonals is *abandoned*: one warp is latency-bound on
+   such long extensions.
+3. **Executor** (mode 1): for every inspected anchor whose traceback fits the
+   memory budget, recompute up to the best anti-diagonal with a one-byte
+   traceback per cell, in batches within the budget; the host traces back.
 4. **Walk** (host, the sequential rule): anchors in order. On a path kept
-   earlier (in this wave too): skipped. With a traceback whose explored
-   region holds no lattice point of an alignment kept since its inspection:
-   the GPU's result is exactly the CPU's, and it is taken. Otherwise (left
-   out, abandoned, or *dirty*) the anchor is extended on the host right there
-   by the CPU twin's own step (:func:`gpukernels.cpu.gapped.extend_one`) with
-   the walls of that moment. Either way it is rescored and kept at
-   ``gappedthresh``, and the walk goes on: a wave never stops early.
+   earlier (in this wave too): skipped. With a traceback: each side's GPU
+   result is exactly the CPU's unless an alignment kept since the inspection
+   has a lattice point in that side's explored region (the side is *dirty*);
+   a dirty side is extended on the host right there by the CPU twin's DP
+   with the walls of that moment. An anchor abandoned before the last keep
+   stops the walk: a *round* re-inspects, with the walls of now, every such
+   anchor left in the wave (most are near a long alignment just kept, whose
+   walls now end them early), and the walk goes on. An anchor abandoned
+   with the current walls is a long extension and is extended on the host.
+   Either way the anchor is rescored and kept at ``gappedthresh``.
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
@@ -151,39 +150,48 @@ def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
 
 
 @njit(cache=True, nogil=True)
-def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all, run_off, runs):
-    """Does the explored region of anchor (aq, at) hold a lattice point of kept alignment k_lo..nk-1?
+def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents):
+    """Does one side's explored region hold a lattice point of a kept alignment ``k >= k_lo``?
 
-    ``reg`` = imax, jmax, kmin, kmax of the left side, then of the right side. The walk
-    along a path starts at its last substitution run starting before the region.
+    ``r`` is the side's inspector row (its region: ``R_IMAX``, ``R_JMAX``,
+    ``R_KMIN``, ``R_KMAX``). Candidates come from the target buckets the
+    region spans (newest first, so the scan of a bucket ends at the first
+    alignment older than ``k_lo``); the walk along a path starts at its last
+    substitution run starting before the region.
     """
-    for k in range(k_lo, nk):
-        for side in range(2):
-            imax = reg[4 * side]
-            jmax = reg[4 * side + 1]
-            if side == 0:
-                qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
-            else:
-                qa, qb, ta, tb = aq + 1, aq + 1 + imax, at + 1, at + 1 + jmax
+    imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
+    if side == 0:
+        qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
+    else:
+        qa, qb, ta, tb = aq + 1, aq + 1 + imax, at + 1, at + 1 + jmax
+    for bkt in range(max(ta, 0) >> _BSHIFT, (tb >> _BSHIFT) + 1):
+        if bkt >= head.shape[0]:
+            break
+        e = head[bkt]
+        while e >= 0:
+            k = ents[e, 1]
+            e = ents[e, 0]
+            if k < k_lo:
+                break
             if K[k, 1] < ta or K[k, 0] > tb or K[k, 3] < qa or K[k, 2] > qb:
                 continue
             lt = K[k, 0]
             lq = K[k, 2]
             x0 = op_off[k]
-            a = run_off[k]
-            z = run_off[k + 1]
-            if a < z and runs[a, 0] < ta:
+            lo = run_off[k]
+            hi = run_off[k + 1]
+            if lo < hi and runs[lo, 0] < ta:
                 # last run starting before ta
-                while z - a > 1:
-                    m = (a + z) >> 1
+                while hi - lo > 1:
+                    m = (lo + hi) >> 1
                     if runs[m, 0] < ta:
-                        a = m
+                        lo = m
                     else:
-                        z = m
-                lt = runs[a, 0]
-                lq = runs[a, 1]
-                x0 = op_off[k] + runs[a, 3]
-            if _in_region(lq, lt, aq, at, side, imax, jmax, reg[4 * side + 2], reg[4 * side + 3]):
+                        hi = m
+                lt = runs[lo, 0]
+                lq = runs[lo, 1]
+                x0 = op_off[k] + runs[lo, 3]
+            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
                 return True
             for x in range(x0, op_off[k + 1]):
                 op = ops_all[x]
@@ -193,7 +201,7 @@ def _dirty(aq, at, reg, k_lo, nk, K, op_off, ops_all, run_off, runs):
                     lq += 1
                 if lt > tb:
                     break
-                if _in_region(lq, lt, aq, at, side, imax, jmax, reg[4 * side + 2], reg[4 * side + 3]):
+                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
                     return True
     return False
 
@@ -246,42 +254,33 @@ def _choose_exec(idx, status, res_all, mem, sel):
 
 
 @njit(cache=True, nogil=True)
-def _stale(a, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs):
-    """Would anchor ``a`` (not on a kept path) gain from a new inspection with the walls of now?
-
-    True when it was abandoned, or its traceback's region has been dirtied,
-    by alignments kept since its inspection.
-    """
+def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents):
+    """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose region an alignment kept since its inspection touches."""
     if stamp[a] >= cnt[0]:
-        return False
-    if status[a] == 5:
-        return True
-    if status[a] != 2:
-        return False
-    reg = np.empty(8, dtype=np.int64)
-    for x in range(4):
-        reg[x] = res_all[2 * a, R_IMAX + x]
-        reg[4 + x] = res_all[2 * a + 1, R_IMAX + x]
-    return _dirty(anchor_q[a], anchor_t[a], reg, stamp[a], cnt[0], K, op_off, ops_all, run_off, runs)
+        return 0
+    out = 0
+    for side in range(2):
+        if _side_dirty(anchor_q[a], anchor_t[a], side, res_all[2 * a + side], stamp[a], K, op_off, ops_all,
+                       run_off, runs, head, ents):
+            out |= 1 << side
+    return out
 
 
 @njit(cache=True, nogil=True)
-def _gather(a, end, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
-            ents, sel):
-    """Undecided anchors of [a, end) not on a kept path whose result is stale: the next round's.
+def _gather(a, end, status, stamp, cnt, anchor_q, anchor_t, K, run_off, runs, head, ents, sel):
+    """Undecided anchors of [a, end), not on a kept path, abandoned before the last keep: the next round's.
 
     Returns the number written to ``sel`` (``a`` itself first).
     """
     taken = 0
     for b in range(a, end):
-        if status[b] == 4:
+        if status[b] != 5 or stamp[b] >= cnt[0]:
             continue
         if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
-        if _stale(b, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs):
-            sel[taken] = b
-            taken += 1
+        sel[taken] = b
+        taken += 1
     return taken
 
 
@@ -316,15 +315,16 @@ def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
           run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host):
-    """The sequential rule over the undecided anchors of [pos, end), up to the first stale one.
+    """The sequential rule over the undecided anchors of [pos, end), up to the first stale abandoned one.
 
-    An anchor with a valid GPU result (status 2, region clean since its
-    inspection) takes it. One whose result is stale (see :func:`_stale`) stops
-    the walk there, for a new GPU round. Any other anchor not on a kept path
-    (host only, or abandoned with the current walls) is extended here by
-    :func:`gpukernels.cpu.gapped.extend_one` with the current walls (``host``
-    counts them, their cells, and them by status). Returns where the walk
-    stopped (``end`` when done) and the grown arrays.
+    An anchor with a GPU traceback (status 2) takes each side's result unless
+    an alignment kept since its inspection touches that side's region; such
+    dirty sides, and both sides of a host-only anchor (status 3) or of one
+    abandoned with the current walls, are extended here by the CPU twin's
+    DP with the current walls (``host`` counts anchors, cells, dirty sides
+    and anchors by status). An anchor abandoned before the last keep stops
+    the walk there, for a GPU round with the walls of now. Returns where the
+    walk stopped (``end`` when done) and the grown arrays.
     """
     for a in range(pos, end):
         st = status[a]
@@ -335,24 +335,41 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             continue
-        if _stale(a, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs):
+        if st == 5 and stamp[a] < cnt[0]:
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
         status[a] = 4
         rl = res_all[2 * a]
         rr = res_all[2 * a + 1]
+        redo = 3
         if st == 2:
-            anchor_cells[a] = rl[R_CELLS] + rr[R_CELLS]
-            li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
-            lops = store[ops_idx[a, 0]:ops_idx[a, 1]].copy()
-            rops = store[ops_idx[a, 1]:ops_idx[a, 2]].copy()
+            redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
+                                head, ents)
+            host[2] += (redo & 1) + (redo >> 1)
+        li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
+        cells = 0
+        if redo & 1:
+            bar = at - aq if self_barrier else _FAR
+            _, li, lj, c, lops, tb, tb_off, tb_lo = cg.ydrop_one_side(
+                t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix, gap_open,
+                gap_ext, ydrop, bar, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, True)
+            cells += c
         else:
-            _, li, lj, c1, lops, _, ri, rj, c2, rops, tb, tb_off, tb_lo = cg.extend_one(
-                t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext,
-                ydrop, self_barrier, walls, work, tb, tb_off, tb_lo, True)
-            anchor_cells[a] = c1 + c2
+            cells += rl[R_CELLS]
+            lops = store[ops_idx[a, 0]:ops_idx[a, 1]].copy()
+        if redo & 2:
+            bar = aq - at if self_barrier else _FAR
+            _, ri, rj, c, rops, tb, tb_off, tb_lo = cg.ydrop_one_side(
+                t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix, gap_open,
+                gap_ext, ydrop, bar, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, True)
+            cells += c
+        else:
+            cells += rr[R_CELLS]
+            rops = store[ops_idx[a, 1]:ops_idx[a, 2]].copy()
+        anchor_cells[a] = cells
+        if redo:
             host[0] += 1
-            host[1] += c1 + c2
-            host[2 + st] += 1
+            host[1] += cells
+            host[3 + st] += 1
         if li + lj + ri + rj == 0:
             continue
         path, s_t0, s_q0, score = cg.join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
@@ -659,7 +676,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     qmax = int((q_hi - q_lo).max()) + 2 if n else 2
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
-    host = np.zeros(8, dtype=np.int64)
+    host = np.zeros(9, dtype=np.int64)
     stats = dict(waves=0, rounds=0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
@@ -717,8 +734,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             if a == end:
                 break
             c0 = clock()
-            m = _gather(a, end, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
-                        head, ents, sel)
+            m = _gather(a, end, status, stamp, cnt, anchor_q, anchor_t, K, run_off, runs, head, ents, sel)
             stats["form_s"] += clock() - c0
             stats["rounds"] += 1
             speculate(sel[:m].copy())
@@ -726,7 +742,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
-    stats["host_why"] = dict(zip(("host_only", "abandoned_twice"), host[[5, 7]].tolist()))
+    stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"), host[[2, 5, 6, 8]].tolist()))
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])
