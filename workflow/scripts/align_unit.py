@@ -58,8 +58,6 @@ def main(smk):
                      held.device, os.environ.get("CUDA_VISIBLE_DEVICES", "unset"), smk.threads)
         stats = run_engine(target, query, dict(smk.params.engine), smk.output.paf, run_backend,
                            held.ordinal, smk.params.gpu_mem, smk.threads, self_mode)
-    if stats.screen is not None:
-        logging.info("pair screen: %s (%s)", stats.screen.verdict, stats.screen.reason)
     record = screen_records.unit_record(stats.screen, plan["target"], plan["query"], smk.wildcards.unit,
                                         t_chunk, q_chunk)
     screen_records.write_unit_record(smk.output.screen, record)
