@@ -133,7 +133,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="10x fewer pairs at most")
     ap.add_argument("--pairs", type=int, help="at most this many pairs per shape")
     ap.add_argument("--budget", type=float, default=330.0, help="stop starting shapes after this many s")
-    ap.add_argument("--cigar-modes", default="chain",
+    ap.add_argument("--cigar-modes", default="packed",
                     help=f"GPU backtrace designs to time with CIGAR (comma list of {', '.join(CIGAR_MODES)})")
     ap.add_argument("--no-score-only", action="store_true", help="time the CIGAR mode(s) only")
     args = ap.parse_args(argv)

@@ -232,7 +232,7 @@ def check_penalties(penalties):
 # ---------------------------------------------------------------- entry point
 
 def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=False,
-        backend="auto", device=None, timing=None, tuning=None, cigar_mode="chain"):
+        backend="auto", device=None, timing=None, tuning=None, cigar_mode="packed"):
     """Globally align ``patterns[i]`` with ``texts[i]`` for every ``i``.
 
     Parameters
@@ -265,7 +265,9 @@ def wfa(patterns, texts, penalties=DEFAULT_PENALTIES, edit=False, score_only=Fal
         Results never depend on them.
     cigar_mode : {"chain", "packed"}
         GPU backtrace design for gap-affine CIGARs (see :data:`CIGAR_MODES`);
-        the results are identical, only the speed differs. Ignored by the
+        the results are identical, only the speed differs. ``"packed"``, the
+        default, was faster on every shape measured on the H200
+        (bench/RESULTS.md, "WFA"). Ignored by the
         CPU backend, by edit distance and in score-only mode.
 
     Returns
@@ -305,7 +307,7 @@ def _slice(S, a, b):
     return Sequences(S.codes, S.offsets[a:b + 1])
 
 
-def _gpu_chunks(P, T, pen, edit, cigar, timing, tuning, cigar_mode="chain"):
+def _gpu_chunks(P, T, pen, edit, cigar, timing, tuning, cigar_mode="packed"):
     """GPU path in chunks of at most ``chunk_pairs`` pairs and ``chunk_bases`` bases."""
     max_pairs = int(tuning.get("chunk_pairs", 2_000_000))
     max_bases = int(tuning.get("chunk_bases", 600_000_000))
@@ -413,7 +415,7 @@ class _GpuBatch:
     backtrace (``cigar_mode="packed"``, CIGAR wanted, not edit distance).
     """
 
-    def __init__(self, P, T, pen, edit, cigar, cigar_mode="chain"):
+    def __init__(self, P, T, pen, edit, cigar, cigar_mode="packed"):
         import cupy as cp
         self.cp = cp
         self.n = len(P)
@@ -603,7 +605,7 @@ def _gpu_finish_ops(b):
     return out, out_off, cig_len
 
 
-def _gpu_align(P, T, pen, edit, cigar, timing=None, tuning=None, cigar_mode="chain"):
+def _gpu_align(P, T, pen, edit, cigar, timing=None, tuning=None, cigar_mode="packed"):
     """The GPU path of :func:`wfa` (penalties already reduced)."""
     b = _GpuBatch(P, T, pen, edit, cigar, cigar_mode)
     cp = b.cp
