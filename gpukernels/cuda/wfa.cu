@@ -255,10 +255,16 @@ __device__ __forceinline__ void affine_range(const int* slo, const int* shi, int
     if (lo > hi) { lo = 1; hi = 0; }
 }
 
-template <bool CIGAR>
-__device__ void affine_cell(const AffineRing& rg, const u32* words, const PairInfo& pi,
-                            const Src& cur, const Src& soe, const Src& se, const Src& sx, int k, int kend,
-                            u64* pool, int pool_cap, int* pool_count, int& ovf, int& found)
+// The gap-affine cell rule, shared by both backtrace designs: the offsets of
+// M, I and D on diagonal k of score s from the sources, M's source (msrc: 0
+// mismatch, 1 I, 2 D) and whether I and D extend a gap.
+struct AffineCell {
+    int mv, iv, dv, msrc;
+    bool iext, dext;
+};
+
+__device__ __forceinline__ AffineCell affine_values(const AffineRing& rg, const u32* words, const PairInfo& pi,
+                                                    const Src& soe, const Src& se, const Src& sx, int k)
 {
     const int n = pi.n, m = pi.m;
     int io = bump(rg.get(soe.m, soe, k - 1));
@@ -279,6 +285,20 @@ __device__ void affine_cell(const AffineRing& rg, const u32* words, const PairIn
     } else {
         mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
     }
+    AffineCell c;
+    c.mv = mv; c.iv = iv; c.dv = dv; c.msrc = msrc; c.iext = iext; c.dext = dext;
+    return c;
+}
+
+template <bool CIGAR>
+__device__ void affine_cell(const AffineRing& rg, const u32* words, const PairInfo& pi,
+                            const Src& cur, const Src& soe, const Src& se, const Src& sx, int k, int kend,
+                            u64* pool, int pool_cap, int* pool_count, int& ovf, int& found)
+{
+    const int m = pi.m;
+    const AffineCell cv = affine_values(rg, words, pi, soe, se, sx, k);
+    const int mv = cv.mv, iv = cv.iv, dv = cv.dv, msrc = cv.msrc;
+    const bool iext = cv.iext, dext = cv.dext;
     i64 cm = rg.at(cur.m, k), ci = rg.at(cur.i, k), cd = rg.at(cur.d, k);
     rg.off[cm] = mv;
     rg.off[ci] = iv;
@@ -447,25 +467,10 @@ __device__ __forceinline__ u32 affine_cell_packed(const AffineRing& rg, const u3
                                                   const Src& soe, const Src& se, const Src& sx,
                                                   int k, int kend, int& found)
 {
-    const int n = pi.n, m = pi.m;
-    int io = bump(rg.get(soe.m, soe, k - 1));
-    int ie = bump(rg.get(se.i, se, k - 1));
-    bool iext = ie >= io;
-    int iv = iext ? ie : io;
-    if (iv > m || iv < 0) iv = WFA_NULL;
-    int dop = rg.get(soe.m, soe, k + 1);
-    int dex = rg.get(se.d, se, k + 1);
-    bool dext = dex >= dop;
-    int dv = dext ? dex : dop;
-    if (dv < 0 || dv - k > n) dv = WFA_NULL;
-    int xv = mismatch_cand(rg.get(sx.m, sx, k), k, n, m);
-    int msrc;
-    int mv = pick3(xv, iv, dv, msrc);
-    if (mv < 0) {
-        mv = WFA_NULL;
-    } else {
-        mv = wfa_extend(words, pi.pw, n, pi.tw, m, mv, k);
-    }
+    const int m = pi.m;
+    const AffineCell cv = affine_values(rg, words, pi, soe, se, sx, k);
+    const int mv = cv.mv, iv = cv.iv, dv = cv.dv, msrc = cv.msrc;
+    const bool iext = cv.iext, dext = cv.dext;
     rg.off[rg.at(cur.m, k)] = mv;
     rg.off[rg.at(cur.i, k)] = iv;
     rg.off[rg.at(cur.d, k)] = dv;
