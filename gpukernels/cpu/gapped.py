@@ -415,41 +415,31 @@ def mark_walls(walls, path, t0, q0):
 
 
 @njit(cache=True, nogil=True)
-def _barriers(aq, at, self_barrier):
-    """Self-comparison barriers of the left and right side (out of reach when off)."""
-    if self_barrier:
-        return at - aq, aq - at
-    far = 1 << 62
-    return far, far
-
-
-@njit(cache=True, nogil=True)
-def extend_one(t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
-               self_barrier, walls, work, tb, tb_off, tb_lo, store=True):
-    """Both sides of one anchor, with the walls as they are: the sequential rule's step.
+def extend_side(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
+                self_barrier, walls, work, tb, tb_off, tb_lo, store=True):
+    """One side of one anchor, with the walls as they are: the sequential rule's step.
 
     The left side runs on the target forward and the reversed query, the
     right side on the reversed target and the query (see
     :func:`ydrop_one_side`), each from the anchor base ``(aq, at)`` outwards
-    and inside the record bounds ``[t_lo, t_hi)``, ``[q_lo, q_hi)``. Shared by
+    and inside the record bounds ``[t_lo, t_hi)``, ``[q_lo, q_hi)``; a
+    self-comparison's main diagonal is a barrier. Shared by
     :func:`extend_anchors` and the GPU twin's host side, which extends here
-    the anchors whose speculative GPU result is not valid.
+    the sides whose speculative GPU result is not valid.
 
     Returns
     -------
     tuple
-        ``lsc, li, lj, lcells, lops, rsc, ri, rj, rcells, rops`` (each side's
-        best score, cell, cells and columns from the anchor outwards), then
-        the grown ``tb, tb_off, tb_lo``.
+        ``ydrop_one_side``'s: best score, cell ``(i, j)``, cells, columns from
+        the anchor outwards, and the grown ``tb, tb_off, tb_lo``.
     """
-    bar_left, bar_right = _barriers(aq, at, self_barrier)
-    lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
-        t, at + 1, at - t_lo + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo + 1, matrix,
-        gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, store)
-    rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
-        t_rev, t.shape[0] - 1 - at, t_hi - at - 1, q, aq, q_hi - aq - 1, matrix,
-        gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, store)
-    return lsc, li, lj, c1, lops, rsc, ri, rj, c2, rops, tb, tb_off, tb_lo
+    if right:
+        bar = aq - at if self_barrier else 1 << 62
+        return ydrop_one_side(t_rev, t.shape[0] - 1 - at, t_hi - at - 1, q, aq, q_hi - aq - 1, matrix, gap_open,
+                              gap_ext, ydrop, bar, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, store)
+    bar = at - aq if self_barrier else 1 << 62
+    return ydrop_one_side(t, at + 1, at - t_lo + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo + 1, matrix, gap_open,
+                          gap_ext, ydrop, bar, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, store)
 
 
 @njit(cache=True, nogil=True)
@@ -549,9 +539,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         if covered:
             continue
         store = wfa_pen is None
-        lsc, li, lj, c1, lops, rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = extend_one(
-            t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
-            self_barrier, walls, work, tb, tb_off, tb_lo, store)
+        bounds = (t_lo[a], t_hi[a], q_lo[a], q_hi[a])
+        lsc, li, lj, c1, lops, tb, tb_off, tb_lo = extend_side(
+            False, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier, walls,
+            work, tb, tb_off, tb_lo, store)
+        rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = extend_side(
+            True, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier, walls,
+            work, tb, tb_off, tb_lo, store)
         total_cells += c1 + c2
         anchor_cells[a] = c1 + c2
         if li + lj + ri + rj == 0:
@@ -561,22 +555,21 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             st, fops, wbuf = side_path(t, at + 1 - lj, lj, q, aq + 1 - li, li, lsc, c1, wfa_pen, walls,
                                        self_barrier, False, wbuf)
             wfa_stats[st] += 1
-            bar_left, bar_right = _barriers(aq, at, self_barrier)
             if st == WFA_OK:
                 lops = fops[::-1].copy()
             else:
-                lsc, li, lj, c1, lops, tb, tb_off, tb_lo = ydrop_one_side(
-                    t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix,
-                    gap_open, gap_ext, ydrop, bar_left, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo)
+                lsc, li, lj, c1, lops, tb, tb_off, tb_lo = extend_side(
+                    False, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
+                    walls, work, tb, tb_off, tb_lo)
             st, fops, wbuf = side_path(t, at + 1, rj, q, aq + 1, ri, rsc, c2, wfa_pen, walls,
                                        self_barrier, True, wbuf)
             wfa_stats[st] += 1
             if st == WFA_OK:
                 rops = fops
             else:
-                rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = ydrop_one_side(
-                    t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix,
-                    gap_open, gap_ext, ydrop, bar_right, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo)
+                rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = extend_side(
+                    True, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
+                    walls, work, tb, tb_off, tb_lo)
         path, s_t0, s_q0, score = join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
         nops = path.shape[0]
         if score < gappedthresh:

@@ -347,20 +347,19 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             host[2] += (redo & 1) + (redo >> 1)
         li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
         cells = 0
+        bounds = (t_lo[a], t_hi[a], q_lo[a], q_hi[a])
         if redo & 1:
-            bar = at - aq if self_barrier else _FAR
-            _, li, lj, c, lops, tb, tb_off, tb_lo = cg.ydrop_one_side(
-                t, at + 1, at - t_lo[a] + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo[a] + 1, matrix, gap_open,
-                gap_ext, ydrop, bar, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, True)
+            _, li, lj, c, lops, tb, tb_off, tb_lo = cg.extend_side(
+                False, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
+                walls, work, tb, tb_off, tb_lo)
             cells += c
         else:
             cells += rl[R_CELLS]
             lops = store[ops_idx[a, 0]:ops_idx[a, 1]].copy()
         if redo & 2:
-            bar = aq - at if self_barrier else _FAR
-            _, ri, rj, c, rops, tb, tb_off, tb_lo = cg.ydrop_one_side(
-                t_rev, t.shape[0] - 1 - at, t_hi[a] - at - 1, q, aq, q_hi[a] - aq - 1, matrix, gap_open,
-                gap_ext, ydrop, bar, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, True)
+            _, ri, rj, c, rops, tb, tb_off, tb_lo = cg.extend_side(
+                True, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
+                walls, work, tb, tb_off, tb_lo)
             cells += c
         else:
             cells += rr[R_CELLS]
@@ -671,7 +670,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     store = np.zeros(1 << 16, dtype=np.uint8)
     used = 0
     sel = np.empty(n + 1, dtype=np.int64)
-    # the host's own DP (cpu/gapped.extend_one) and its buffers
+    # the host's own DP (cpu/gapped.extend_side) and its buffers
     t_rev, q_rev = t[::-1].copy(), q[::-1].copy()
     qmax = int((q_hi - q_lo).max()) + 2 if n else 2
     work = np.empty((8, qmax), dtype=np.int32)
