@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukernels.gpu.gapped import DCAP, side_dp as _task
+from gpukernels.gpu.gapped import DCAP, WIDE_BAND, side_dp as _task
 
 
 class EmuRunner:
     """Stands in for :class:`gpukernels.gpu.gapped.DeviceRunner`."""
 
-    def __init__(self, t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem, bands=(512, 2048), dcap=DCAP):
+    def __init__(self, t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem, bands=(512, 2048), dcap=DCAP,
+                 wide_band=WIDE_BAND):
         self.t, self.q, self.matrix = t, q, np.ascontiguousarray(matrix, dtype=np.int64)
         self.gap_open, self.gap_ext, self.ydrop = gap_open, gap_ext, ydrop
         self.walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
         self.mem = mem
         self.bands = bands
         self.dcap = dcap
+        self.wide_band = wide_band
         self.launches = 0
         self.band_retries = 0
         self._z8 = np.zeros(1, dtype=np.uint8)
@@ -32,14 +34,15 @@ class EmuRunner:
         for a, b in spans:
             self.walls[a:b] = walls[a:b]
 
-    def inspect(self, tasks):
+    def inspect(self, tasks, wide=False):
+        bands, dcap = ((self.wide_band,), 1 << 30) if wide else (self.bands, self.dcap)
         out = np.empty((len(tasks), 10), dtype=np.int64)
         band = np.zeros(len(tasks), dtype=np.int64)
         self.launches += 1
         for x, tk in enumerate(tasks):
-            for b in self.bands:
+            for b in bands:
                 r = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
-                          b, 0, 0, self._z8, 0, self._z32, self._z64, 0, self.dcap)
+                          b, 0, 0, self._z8, 0, self._z32, self._z64, 0, dcap)
                 out[x] = r
                 if r[9] == 0:
                     band[x] = b
@@ -48,7 +51,7 @@ class EmuRunner:
                 self.band_retries += 1
         return out, band
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)
         tb_lo = np.zeros(max(ad_total, 1), dtype=np.int32)
         tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)

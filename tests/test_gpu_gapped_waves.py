@@ -66,18 +66,23 @@ def _same(a, b):
         assert np.array_equal(x, y)
 
 
-@pytest.mark.parametrize("wave, mem, bands, dcap", [
-    (4096, 1 << 30, (512, 2048), gpu_gapped.DCAP),
-    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP),   # small waves: many dirty regions
-    (64, 3000, (512, 2048), gpu_gapped.DCAP),     # tiny budget: executor batches of one, host extensions
-    (64, 1 << 30, (16, 32), gpu_gapped.DCAP),     # narrow bands: band retries, then the host
-    (64, 1 << 30, (512, 2048), 300),              # long sides abandoned by the inspector
+_DEF = gpu_gapped.ROUND_CELLS
+
+
+@pytest.mark.parametrize("wave, mem, bands, dcap, round_cells", [
+    (4096, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF),
+    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF),   # small waves: many dirty regions, host redoes them
+    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, 0),      # the same, every dirty side redone in GPU rounds
+    (64, 3000, (512, 2048), gpu_gapped.DCAP, 0),        # tiny budget: executor batches of one, host extensions
+    (64, 1 << 30, (16, 32), gpu_gapped.DCAP, _DEF),     # narrow bands: band retries, then the host
+    (64, 1 << 30, (512, 2048), 300, _DEF),              # long sides abandoned by the inspector: wide rounds
 ])
-def test_waves_equal_cpu(inputs, wave, mem, bands, dcap):
+def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells):
     for args in inputs:
         ref = cpu_gapped.extend_anchors(*args)
-        runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], mem, bands, dcap)
-        got = gpu_gapped.extend_anchors(*args, gpu_mem=mem, wave=wave, runner=runner)
+        runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], mem, bands, dcap,
+                           wide_band=bands[-1])
+        got = gpu_gapped.extend_anchors(*args, gpu_mem=mem, wave=wave, runner=runner, round_cells=round_cells)
         _same(got, ref)
-        print(wave, mem, bands, dcap, gpu_gapped.LAST_STATS)
+        print(wave, mem, bands, dcap, round_cells, gpu_gapped.LAST_STATS)
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0

@@ -1,9 +1,12 @@
 // Gapped y-drop extension: twin of cpu/gapped.ydrop_one_side (FastZ design).
 //
-// One warp per task (one side of one anchor). The warp walks anti-diagonals
-// from the origin; each anti-diagonal's cells are independent, 32 at a time
-// across the lanes, in rows of a cyclic buffer in shared memory (H for three
+// A group of threads per task (one side of one anchor) walks anti-diagonals
+// from the origin; each anti-diagonal's cells are independent, one per thread
+// at a time, in rows of a cyclic buffer in shared memory (H for three
 // anti-diagonals, E and F for two, indexed by query offset i mod band).
+//   ydrop: the group is a warp, several tasks per block (waves: throughput);
+//   ydrop_wide: the group is the whole block, one task per block (the host
+//     walk's rounds: latency, since a few sides wait on each round).
 //
 // mode 0, the inspector: score only; finds the best cell, counts cells, and
 //   reports the explored region (for the host's wave rule) and the cells up
@@ -36,36 +39,63 @@ struct Task {
     long long t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0;
 };
 
-extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
-                                 const long long* __restrict__ tasks, int ntasks, const int* __restrict__ matrix,
+
+// Live range and best substitution cell (ties: smaller i) of an anti-diagonal,
+// over the group. WIDE: across the block through red[parity] (one
+// __syncthreads per anti-diagonal; double-buffered so the next one's writes
+// never meet this one's reads).
+template <bool WIDE>
+__device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int& dbi, int* red, int parity)
+{
+    nlo = __reduce_min_sync(FULL, nlo);
+    nhi = __reduce_max_sync(FULL, nhi);
+    int m = __reduce_max_sync(FULL, dbest);
+    unsigned mine = (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu;
+    unsigned at = __reduce_min_sync(FULL, mine);
+    if (WIDE) {
+        int* r = red + parity * 128;
+        const int w = threadIdx.x >> 5;
+        if ((threadIdx.x & 31) == 0) { r[w] = nlo; r[32 + w] = nhi; r[64 + w] = m; r[96 + w] = (int)at; }
+        __syncthreads();
+        nlo = r[0]; nhi = r[32]; m = r[64]; at = (unsigned)r[96];
+        for (int x = 1; x < (int)(blockDim.x >> 5); ++x) {
+            nlo = min(nlo, r[x]);
+            nhi = max(nhi, r[32 + x]);
+            const int mx = r[64 + x];
+            const unsigned ax = (unsigned)r[96 + x];
+            if (mx > m || (mx == m && ax < at)) { m = mx; at = ax; }
+        }
+    } else {
+        __syncwarp();
+    }
+    dbest = m;
+    dbi = at == 0xffffffffu ? -1 : (int)at;
+}
+
+template <bool WIDE>
+__device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                 const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
                                  int nslot, int band, int mode, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
-                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off)
+                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off, int* rows, int* red)
 {
-    extern __shared__ int smem[];
-    __shared__ int mat[64];
-    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
-    __syncthreads();
-    const int lane = threadIdx.x & 31;
-    const int wib = threadIdx.x >> 5;
-    const int task = blockIdx.x * (blockDim.x >> 5) + wib;
-    if (task >= ntasks) return;
+    const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
+    const int gsize = WIDE ? (int)blockDim.x : 32;
     const long long* tp = tasks + 9LL * task;
     const long long t0 = tp[0], tstep = tp[1], tnl = tp[2], q0 = tp[3], qstep = tp[4], qnl = tp[5];
     const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
     const int tn = (int)tnl, qn = (int)qnl;
     const int mask = band - 1;
-    int* rows = smem + (size_t)wib * 7 * band;
     // row offsets: H for d-2, d-1, d; E and F for d-1 and d (rotated each step)
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int goe = gap_open + gap_ext;
     long long dstop = mode ? dstop_arr[task] : (1LL << 62);
     long long tbb = mode ? tb_base[task] : 0;
     long long adb = mode ? ad_base[task] : 0;
-    if (lane == 0) { rows[hB] = 0; rows[eB] = NEG; rows[fB] = NEG; }
-    __syncwarp();
+    if (rank == 0) { rows[hB] = 0; rows[eB] = NEG; rows[fB] = NEG; }
+    if (WIDE) __syncthreads(); else __syncwarp();
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
     int best = 0, bi = 0, bj = 0;
     long long cells = 0, cab = 0, ntb = 0;
@@ -83,14 +113,14 @@ extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsi
         if (hi > d + 1) hi = d + 1;
         if (lo >= hi) break;
         if (hi - lo > band) { status = 1; break; }
-        if (mode && lane == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = ntb; }
+        if (mode && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = ntb; }
         const int floor_ = best - ydrop;
         int dbest = NEG, dbi = -1, nlo = hi, nhi = lo;
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
-        for (int base = lo; base < hi; base += 32) {
-            int i = base + lane;
+        for (int base = lo; base < hi; base += gsize) {
+            int i = base + rank;
             if (i >= hi) break;
             int j = d - i;
             int sub = NEG;
@@ -139,17 +169,7 @@ extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsi
             nhi = i + 1;
             if (src == 0 && h > dbest) { dbest = h; dbi = i; }
         }
-        // warp reductions: live range, best substitution cell (ties: smaller i)
-        nlo = __reduce_min_sync(FULL, nlo);
-        nhi = __reduce_max_sync(FULL, nhi);
-        {
-            int m = __reduce_max_sync(FULL, dbest);
-            unsigned mine = (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu;
-            unsigned at = __reduce_min_sync(FULL, mine);
-            dbest = m;
-            dbi = at == 0xffffffffu ? -1 : (int)at;
-        }
-        __syncwarp();
+        group_reduce<WIDE>(nlo, nhi, dbest, dbi, red, d & 1);
         cells += hi - lo;
         ntb += hi - lo;
         if (hi - 1 > imax) imax = hi - 1;
@@ -164,9 +184,44 @@ extern "C" __global__ void ydrop(const unsigned char* __restrict__ t, const unsi
         lo2 = lo1; hi2 = hi1;
         lo1 = nlo; hi1 = nhi;
     }
-    if (lane == 0 && !mode) {
+    if (rank == 0 && !mode) {
         long long* r = res + (long long)R_N * task;
         r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
         r[R_IMAX] = imax; r[R_JMAX] = jmax; r[R_KMIN] = kmin; r[R_KMAX] = kmax; r[R_STATUS] = status;
     }
+}
+
+#define YDROP_PARAMS const unsigned char* __restrict__ t, const unsigned char* __restrict__ q, \
+    const long long* __restrict__ tasks, int ntasks, const int* __restrict__ matrix, int msize, int gap_open, \
+    int gap_ext, int ydrop, const int* __restrict__ walls, int nslot, int band, int mode, int dcap, \
+    long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
+    const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
+    long long* __restrict__ tb_off
+#define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
+    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
+
+// One warp per task, blockDim.x / 32 tasks per block (7 * band ints of shared memory each).
+extern "C" __global__ void ydrop(YDROP_PARAMS)
+{
+    extern __shared__ int smem[];
+    __shared__ int mat[64];
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
+    __syncthreads();
+    const int wib = threadIdx.x >> 5;
+    const int task = blockIdx.x * (blockDim.x >> 5) + wib;
+    if (task >= ntasks) return;
+    ydrop_task<false>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
+}
+
+// One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
+extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
+{
+    extern __shared__ int smem[];
+    __shared__ int mat[64];
+    __shared__ int red[256];
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
+    __syncthreads();
+    const int task = blockIdx.x;
+    if (task >= ntasks) return;
+    ydrop_task<true>(YDROP_ARGS, smem, red);
 }

@@ -51,6 +51,15 @@ WAVE = 4096
 BANDS = (512, 2048)
 #: anti-diagonals an inspector side may run before it is left to the host
 DCAP = 1 << 14
+#: threads of the block that extends one side in a round (``ydrop_wide``)
+WIDE_THREADS = 512
+#: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
+WIDE_BAND = 1 << 13
+#: a dirty side whose stale inspection computed this many cells is redone in a GPU round, not on the host
+ROUND_CELLS = 1 << 17
+#: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
+ROUND_LOOK = 128
+ROUND_CAP = 32
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 16
 _FAR = 1 << 62
@@ -139,14 +148,14 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
 
 
 @njit(cache=True, nogil=True)
-def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
+def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dstar):
     if side == 0:
         i = aq + 1 - lq
         j = at + 1 - lt
     else:
         i = lq - (aq + 1)
         j = lt - (at + 1)
-    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax
+    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax and i + j <= dstar
 
 
 @njit(cache=True, nogil=True)
@@ -159,7 +168,8 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
     alignment older than ``k_lo``); the walk along a path starts at its last
     substitution run starting before the region.
     """
-    imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
+    dstar = r[R_BI] + r[R_BJ]
+    imax, jmax, kmin, kmax = min(r[R_IMAX], dstar), min(r[R_JMAX], dstar), r[R_KMIN], r[R_KMAX]
     if side == 0:
         qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
     else:
@@ -191,7 +201,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                 lt = runs[lo, 0]
                 lq = runs[lo, 1]
                 x0 = op_off[k] + runs[lo, 3]
-            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
+            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dstar):
                 return True
             for x in range(x0, op_off[k + 1]):
                 op = ops_all[x]
@@ -201,7 +211,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                     lq += 1
                 if lt > tb:
                     break
-                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
+                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dstar):
                     return True
     return False
 
@@ -267,18 +277,46 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
 
 
 @njit(cache=True, nogil=True)
-def _gather(a, end, status, stamp, cnt, anchor_q, anchor_t, K, run_off, runs, head, ents, sel):
-    """Undecided anchors of [a, end), not on a kept path, abandoned before the last keep: the next round's.
+def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
+               ents):
+    """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
-    Returns the number written to ``sel`` (``a`` itself first).
+    A dirty side is worth a round when its stale inspection computed at least
+    ``round_cells`` cells: below that the host's DP redoes it sooner than a
+    round trip to the GPU.
+    """
+    redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents)
+    big = False
+    for side in range(2):
+        if redo & (1 << side) and res_all[2 * a + side, R_CELLS] >= round_cells:
+            big = True
+    return redo, big
+
+
+@njit(cache=True, nogil=True)
+def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_q, anchor_t, K, op_off, ops_all,
+            run_off, runs, head, ents, sel):
+    """The next round's anchors: undecided ones of [a, end) that need the GPU with the walls of now.
+
+    Every anchor the inspector abandoned (status 5), and the anchors of
+    ``[a, a + look)`` with a big dirty side (:func:`_big_dirty`), at most
+    ``cap`` of those. Anchors found on a kept path are decided here. Returns
+    the number written to ``sel`` (``a`` itself first).
     """
     taken = 0
+    dirty = 0
     for b in range(a, end):
-        if status[b] != 5 or stamp[b] >= cnt[0]:
+        st = status[b]
+        if st != 5 and not (st == 2 and b < a + look and dirty < cap and stamp[b] < cnt[0]):
             continue
         if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
+        if st == 2:
+            if not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
+                              runs, head, ents)[1]:
+                continue
+            dirty += 1
         sel[taken] = b
         taken += 1
     return taken
@@ -314,17 +352,17 @@ def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
 @njit(cache=True, nogil=True)
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
-          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host):
-    """The sequential rule over the undecided anchors of [pos, end), up to the first stale abandoned one.
+          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells):
+    """The sequential rule over the undecided anchors of [pos, end), up to the first that needs a GPU round.
 
     An anchor with a GPU traceback (status 2) takes each side's result unless
-    an alignment kept since its inspection touches that side's region; such
-    dirty sides, and both sides of a host-only anchor (status 3) or of one
-    abandoned with the current walls, are extended here by the CPU twin's
-    DP with the current walls (``host`` counts anchors, cells, dirty sides
-    and anchors by status). An anchor abandoned before the last keep stops
-    the walk there, for a GPU round with the walls of now. Returns where the
-    walk stopped (``end`` when done) and the grown arrays.
+    an alignment kept since its inspection touches that side's region. A
+    dirty side is extended here by the CPU twin's DP with the current walls,
+    and so are both sides of a host-only anchor (status 3) (``host`` counts
+    anchors, cells, dirty sides and anchors by status), unless it is big
+    (:func:`_big_dirty`): then, as at an anchor the inspector abandoned
+    (status 5), the walk stops for a GPU round with the walls of now.
+    Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
     for a in range(pos, end):
         st = status[a]
@@ -335,16 +373,18 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             continue
-        if st == 5 and stamp[a] < cnt[0]:
+        if st == 5:
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
+        redo = 3
+        if st == 2:
+            redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                                   run_off, runs, head, ents)
+            if big:
+                return a, ops_all, runs, ents, tb, tb_off, tb_lo
+            host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
         rl = res_all[2 * a]
         rr = res_all[2 * a + 1]
-        redo = 3
-        if st == 2:
-            redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
-                                head, ents)
-            host[2] += (redo & 1) + (redo >> 1)
         li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
         cells = 0
         bounds = (t_lo[a], t_hi[a], q_lo[a], q_hi[a])
@@ -520,60 +560,70 @@ class DeviceRunner:
         self.mem = mem
         self.launches = 0
         self.band_retries = 0
+        optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
+        self.wide_band = WIDE_BAND
+        while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
+            self.wide_band //= 2
 
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device."""
         for a, b in spans:
             self.walls[a:b] = self.cp.asarray(walls[a:b])
 
-    def _kernel(self, band):
+    def _kernel(self, band, wide):
+        """The kernel, its tasks per block and threads per block, and its dynamic shared memory."""
         from ..cuda import get_kernel
-        k = get_kernel("gapped", "ydrop")
-        wpb = max(1, min(4, 57344 // (7 * 4 * band)))
-        smem = wpb * 7 * 4 * band
+        k = get_kernel("gapped", "ydrop_wide" if wide else "ydrop")
+        tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
+        smem = tpb * 7 * 4 * band
         if smem > 48 * 1024:
             k.max_dynamic_shared_size_bytes = smem
-        return k, wpb, smem
+        return k, tpb, WIDE_THREADS if wide else 32 * tpb, smem
 
-    def _launch(self, tasks, mode, band, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
+    def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
                 tb_off=None):
         cp = self.cp
-        k, wpb, smem = self._kernel(band)
+        k, tpb, threads, smem = self._kernel(band, wide)
         n = int(tasks.shape[0])
         z = cp.zeros(1, dtype=cp.int64)
         zb = cp.zeros(1, dtype=cp.uint8)
         zi = cp.zeros(1, dtype=cp.int32)
-        k(((n + wpb - 1) // wpb,), (32 * wpb,),
+        k(((n + tpb - 1) // tpb,), (threads,),
           (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
            np.int32(self.gap_ext), np.int32(self.ydrop), self.walls, np.int32(self.nslot), np.int32(band),
-           np.int32(mode), np.int32(DCAP), res if res is not None else z, dstop if dstop is not None else z,
+           np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
+           dstop if dstop is not None else z,
            tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
            tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z),
           shared_mem=smem)
         self.launches += 1
 
-    def inspect(self, tasks):
-        """Inspector results (ntasks, 10) and the band each task fitted (0: none, or abandoned)."""
+    def inspect(self, tasks, wide=False):
+        """Inspector results (ntasks, 10) and the band each task fitted (0: none, or abandoned).
+
+        ``wide``: one block per task, no anti-diagonal cap, the wide band (a round).
+        """
         cp = self.cp
         d_tasks = cp.asarray(tasks)
         res = cp.empty((len(tasks), 10), dtype=cp.int64)
-        self._launch(d_tasks, 0, BANDS[0], res=res)
+        bands = (self.wide_band,) if wide else BANDS
+        self._launch(d_tasks, 0, bands[0], wide, res=res)
         out = cp.asnumpy(res)
-        band = np.full(len(tasks), BANDS[0], dtype=np.int64)
-        for b in BANDS[1:]:
+        band = np.full(len(tasks), bands[0], dtype=np.int64)
+        for b in bands[1:]:
             over = np.flatnonzero(out[:, R_STATUS] == 1)
             if not len(over):
                 break
             self.band_retries += len(over)
             sub = cp.asarray(tasks[over])
             r2 = cp.empty((len(over), 10), dtype=cp.int64)
-            self._launch(sub, 0, b, res=r2)
+            self._launch(sub, 0, b, wide, res=r2)
             out[over] = cp.asnumpy(r2)
             band[over] = b
         band[out[:, R_STATUS] != 0] = 0
         return out, band
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
         """Tracebacks of the tasks: host arrays tb (bytes), tb_lo, tb_off."""
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
@@ -581,7 +631,7 @@ class DeviceRunner:
         tb_off = cp.empty(max(ad_total, 1), dtype=cp.int64)
         for b in np.unique(band):
             sel = np.flatnonzero(band == b)
-            self._launch(cp.asarray(tasks[sel]), 1, int(b), dstop=cp.asarray(dstop[sel]),
+            self._launch(cp.asarray(tasks[sel]), 1, int(b), wide, dstop=cp.asarray(dstop[sel]),
                          tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off)
         return cp.asnumpy(tb), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
 
@@ -617,7 +667,8 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
-                   gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None):
+                   gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None,
+                   round_cells=ROUND_CELLS):
     """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
@@ -628,6 +679,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         Anchors per wave (default :data:`WAVE`).
     runner : object, optional
         Kernel runner (default :class:`DeviceRunner`); tests pass an emulator.
+    round_cells : int, optional
+        A dirty side is redone in a GPU round rather than on the host when its
+        stale inspection computed at least this many cells (default
+        :data:`ROUND_CELLS`; only the speed depends on it).
 
     Returns
     -------
@@ -676,14 +731,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     host = np.zeros(9, dtype=np.int64)
-    stats = dict(waves=0, rounds=0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
+    stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
     clock = time.perf_counter
     synced = 0                              # kept alignments whose walls are on the device
 
-    def speculate(idx):
-        """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment."""
+    def speculate(idx, wide=False):
+        """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round)."""
         nonlocal store, used, synced
         c0 = clock()
         if cnt[0] > synced:
@@ -691,7 +746,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             synced = int(cnt[0])
         c1 = clock()
         stats["walls_s"] += c1 - c0
-        r, b = runner.inspect(_tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier))
+        r, b = runner.inspect(_tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier), wide)
         stats["inspect_s"] += clock() - c1
         stats["inspected"] += len(idx)
         stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
@@ -708,7 +763,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         m = _choose_exec(idx, status, res_all, mem, sel)
         if m:
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
-                                   q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats)
+                                   q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats, wide)
             status[sel[:m]] = 2
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
@@ -728,20 +783,25 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
                 a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                 t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
-                ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host)
+                ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
+                round_cells)
             stats["walk_s"] += clock() - c0
             if a == end:
                 break
             c0 = clock()
-            m = _gather(a, end, status, stamp, cnt, anchor_q, anchor_t, K, run_off, runs, head, ents, sel)
-            stats["form_s"] += clock() - c0
+            m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
+                        anchor_t, K, op_off, ops_all, run_off, runs, head, ents, sel)
+            c1 = clock()
+            stats["form_s"] += c1 - c0
             stats["rounds"] += 1
-            speculate(sel[:m].copy())
+            stats["round_anchors"] += m
+            speculate(sel[:m].copy(), wide=True)
+            stats["round_s"] += clock() - c1
         pos = end
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
-    stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"), host[[2, 5, 6, 8]].tolist()))
+    stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only"), host[[2, 5, 6]].tolist()))
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])
@@ -750,7 +810,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
-             ops_idx, store, used, stats):
+             ops_idx, store, used, stats, wide=False):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
 
     ``ops_idx[a]`` then locates anchor a's left and right columns in
@@ -780,7 +840,8 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         tasks = _tasks_of(srow // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
         tasks = tasks[np.arange(len(srow)) * 2 + srow % 2]
         c0 = clock()
-        tb, tb_lo, tb_off = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()))
+        tb, tb_lo, tb_off = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
+                                           wide)
         c1 = clock()
         stats["execute_s"] += c1 - c0
         flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI], res_all[srow, R_BJ],
