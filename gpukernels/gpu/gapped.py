@@ -19,14 +19,20 @@ waves, and the host keeps the sequential rule:
 4. **Walk** (host, the sequential rule): anchors in order. On a path kept
    earlier (in this wave too): skipped. With a traceback: each side's GPU
    result is exactly the CPU's unless an alignment kept since the inspection
-   has a lattice point in that side's explored region (the side is *dirty*);
-   a dirty side is extended on the host right there by the CPU twin's DP
-   with the walls of that moment. An anchor abandoned before the last keep
-   stops the walk: a *round* re-inspects, with the walls of now, every such
-   anchor left in the wave (most are near a long alignment just kept, whose
-   walls now end them early), and the walk goes on. An anchor abandoned
-   with the current walls is a long extension and is extended on the host.
-   Either way the anchor is rescored and kept at ``gappedthresh``.
+   has a lattice point in that side's explored region (the side is *dirty*).
+   A small dirty side is extended on the host right there by the CPU twin's
+   DP with the walls of that moment. A big one (:data:`ROUND_CELLS`) stops
+   the walk for a *wide round*: that anchor and the next ones with a big
+   dirty side (:data:`ROUND_LOOK`, :data:`ROUND_CAP`) are inspected and
+   executed again on the GPU with the walls of now, one thread block per
+   side (``ydrop_wide``: a round is latency-bound, and a block sweeps an
+   anti-diagonal 16 times faster than a warp). An anchor abandoned before
+   the last keep stops the walk too: a warp round re-inspects, with the
+   walls of now, every such anchor left in the wave (most are near a long
+   alignment just kept, whose walls now end them early). An anchor
+   abandoned with the current walls is a long extension in a narrow band
+   and is extended on the host. Either way the anchor is rescored and kept
+   at ``gappedthresh``.
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
@@ -55,13 +61,16 @@ DCAP = 1 << 14
 WIDE_THREADS = 512
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
-#: a dirty side whose stale inspection computed this many cells is redone in a GPU round, not on the host
+#: a dirty side whose stale inspection computed this many cells, over anti-diagonals ROUND_WIDTH cells
+#: wide on average, is redone in a GPU round rather than on the host (a round costs about the same per
+#: anti-diagonal whatever its width; the host's DP costs the same per cell)
 ROUND_CELLS = 1 << 17
+ROUND_WIDTH = 128
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
-ROUND_LOOK = 128
+ROUND_LOOK = 64
 ROUND_CAP = 32
 #: bucket width (target positions, as a shift) of the kept-alignment index
-_BSHIFT = 16
+_BSHIFT = 12
 _FAR = 1 << 62
 _NEG = -(1 << 29)
 _MAXLEN = 1 << 30
@@ -148,14 +157,14 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
 
 
 @njit(cache=True, nogil=True)
-def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dstar):
+def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
     if side == 0:
         i = aq + 1 - lq
         j = at + 1 - lt
     else:
         i = lq - (aq + 1)
         j = lt - (at + 1)
-    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax and i + j <= dstar
+    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax
 
 
 @njit(cache=True, nogil=True)
@@ -168,8 +177,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
     alignment older than ``k_lo``); the walk along a path starts at its last
     substitution run starting before the region.
     """
-    dstar = r[R_BI] + r[R_BJ]
-    imax, jmax, kmin, kmax = min(r[R_IMAX], dstar), min(r[R_JMAX], dstar), r[R_KMIN], r[R_KMAX]
+    imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
     if side == 0:
         qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
     else:
@@ -201,7 +209,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                 lt = runs[lo, 0]
                 lq = runs[lo, 1]
                 x0 = op_off[k] + runs[lo, 3]
-            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dstar):
+            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
                 return True
             for x in range(x0, op_off[k + 1]):
                 op = ops_all[x]
@@ -211,7 +219,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                     lq += 1
                 if lt > tb:
                     break
-                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dstar):
+                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
                     return True
     return False
 
@@ -282,13 +290,16 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
     A dirty side is worth a round when its stale inspection computed at least
-    ``round_cells`` cells: below that the host's DP redoes it sooner than a
-    round trip to the GPU.
+    ``round_cells`` cells, :data:`ROUND_WIDTH` per anti-diagonal on average:
+    a smaller side is redone sooner by the host's DP than by a round trip to
+    the GPU, and a long narrow one too (a block's time grows with the
+    anti-diagonals, the host's with the cells).
     """
     redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents)
     big = False
     for side in range(2):
-        if redo & (1 << side) and res_all[2 * a + side, R_CELLS] >= round_cells:
+        r = res_all[2 * a + side]
+        if redo & (1 << side) and r[R_CELLS] >= round_cells and r[R_CELLS] >= ROUND_WIDTH * (r[R_IMAX] + r[R_JMAX]):
             big = True
     return redo, big
 
@@ -296,27 +307,30 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
 @njit(cache=True, nogil=True)
 def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_q, anchor_t, K, op_off, ops_all,
             run_off, runs, head, ents, sel):
-    """The next round's anchors: undecided ones of [a, end) that need the GPU with the walls of now.
+    """The next round's anchors, from the undecided ones of [a, end), ``a`` itself first.
 
-    Every anchor the inspector abandoned (status 5), and the anchors of
-    ``[a, a + look)`` with a big dirty side (:func:`_big_dirty`), at most
-    ``cap`` of those. Anchors found on a kept path are decided here. Returns
-    the number written to ``sel`` (``a`` itself first).
+    Where the walk stopped at an anchor the inspector abandoned (status 5),
+    every such anchor abandoned before the last keep: the warp inspector
+    looks at them again with the walls of now (most then end early at the
+    long alignment just kept). Where it stopped at a big dirty side, the
+    anchors of ``[a, a + look)`` with one (:func:`_big_dirty`), at most
+    ``cap``: one block per side redoes them (``ydrop_wide``). Anchors found
+    on a kept path are decided here. Returns the number written to ``sel``.
     """
+    kind = status[a]
     taken = 0
-    dirty = 0
-    for b in range(a, end):
-        st = status[b]
-        if st != 5 and not (st == 2 and b < a + look and dirty < cap and stamp[b] < cnt[0]):
+    for b in range(a, end if kind == 5 else min(end, a + look)):
+        if status[b] != kind or stamp[b] >= cnt[0]:
             continue
         if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
-        if st == 2:
+        if kind == 2:
             if not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
                               runs, head, ents)[1]:
                 continue
-            dirty += 1
+            if taken == cap:
+                break
         sel[taken] = b
         taken += 1
     return taken
@@ -360,9 +374,12 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     dirty side is extended here by the CPU twin's DP with the current walls,
     and so are both sides of a host-only anchor (status 3) (``host`` counts
     anchors, cells, dirty sides and anchors by status), unless it is big
-    (:func:`_big_dirty`): then, as at an anchor the inspector abandoned
-    (status 5), the walk stops for a GPU round with the walls of now.
-    Returns where the walk stopped (``end`` when done) and the grown arrays.
+    (:func:`_big_dirty`): then the walk stops for a GPU round with the walls
+    of now. So it does at an anchor the inspector abandoned (status 5) before
+    the last keep; one abandoned with the current walls is a long extension,
+    extended here (a narrow band run for many anti-diagonals: one CPU core
+    beats one GPU block at that). Returns where the walk stopped (``end``
+    when done) and the grown arrays.
     """
     for a in range(pos, end):
         st = status[a]
@@ -373,7 +390,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             continue
-        if st == 5:
+        if st == 5 and stamp[a] < cnt[0]:
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
         redo = 3
         if st == 2:
@@ -566,9 +583,9 @@ class DeviceRunner:
             self.wide_band //= 2
 
     def set_walls(self, walls, spans):
-        """Copy the host's wall rows ``[start, stop)`` of each span to the device."""
-        for a, b in spans:
-            self.walls[a:b] = self.cp.asarray(walls[a:b])
+        """Copy the host's wall rows ``[start, stop)`` of each span to the device (one scatter)."""
+        rows = np.concatenate([np.arange(a, b) for a, b in spans])
+        self.walls[self.cp.asarray(rows)] = self.cp.asarray(walls[rows])
 
     def _kernel(self, band, wide):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory."""
@@ -789,19 +806,21 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             if a == end:
                 break
             c0 = clock()
+            wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
             m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
                         anchor_t, K, op_off, ops_all, run_off, runs, head, ents, sel)
             c1 = clock()
             stats["form_s"] += c1 - c0
             stats["rounds"] += 1
             stats["round_anchors"] += m
-            speculate(sel[:m].copy(), wide=True)
+            speculate(sel[:m].copy(), wide)
             stats["round_s"] += clock() - c1
         pos = end
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
-    stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only"), host[[2, 5, 6]].tolist()))
+    stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
+                                 host[[2, 5, 6, 8]].tolist()))
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])

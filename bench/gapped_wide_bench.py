@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Latency of one gapped-extension launch: a warp per side (waves) against a block per side (rounds).
+
+Usage: ``python3 bench/gapped_wide_bench.py TARGET QUERY [--anchors N]``
+
+The host walk of ``gpu/gapped.py`` waits on each round, so what matters
+there is the time of one launch over a few sides, set by the side with the
+most anti-diagonals. This takes the first ``N`` anchors of the pair's plus
+strand (best HSPs first, no walls), runs the inspector once per kernel shape
+after a warm-up, and times it with CUDA events. It prints a table: kernel
+shape, ms per launch, the anti-diagonals of the longest side, µs per
+anti-diagonal of that side, and cells/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("target")
+    p.add_argument("query")
+    p.add_argument("--anchors", type=int, default=32)
+    p.add_argument("--repeats", type=int, default=5)
+    args = p.parse_args(argv)
+
+    import cupy as cp
+    import numpy as np
+    from gpukernels.genome import read_fasta
+    from gpukernels.gpu import gapped as gg
+    from test_gpu_gapped_waves import strand_inputs
+
+    t, q = read_fasta(args.target), read_fasta(args.query)
+    (tc, qc, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, go, ge, yd, _, barrier, slots) = strand_inputs(t, q, False)
+    idx = np.arange(min(args.anchors, len(aq)))
+    tasks = gg._tasks_of(idx, aq, at, t_lo, t_hi, q_lo, q_hi, barrier)
+    runner = gg.DeviceRunner(tc, qc, matrix, go, ge, yd, slots, 1 << 30)
+    shapes = [("warp", False, 32)] + [(f"block of {n}", True, n) for n in (128, 256, 512, 1024)]
+    rows = []
+    for name, wide, threads in shapes:
+        gg.WIDE_THREADS = threads
+        res, _ = runner.inspect(tasks, wide)            # warm-up (and compilation)
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for _ in range(args.repeats):
+            res, _ = runner.inspect(tasks, wide)
+        stop.record()
+        stop.synchronize()
+        ms = cp.cuda.get_elapsed_time(start, stop) / args.repeats
+        ok = res[:, gg.R_STATUS] == 0
+        diag = res[:, gg.R_IMAX] + res[:, gg.R_JMAX]
+        longest = int(diag[ok].max()) if ok.any() else 0
+        cells = int(res[ok, gg.R_CELLS].sum())
+        rows.append((name, ms, int(ok.sum()), longest, 1000 * ms / max(longest, 1), cells / (ms / 1000)))
+    print(f"{len(tasks)} sides of the first {len(idx)} anchors, {args.repeats} launches each after a warm-up")
+    print("| kernel | ms per launch | sides done | anti-diagonals of the longest | µs per anti-diagonal | cells/s |")
+    print("|---|---|---|---|---|---|")
+    for name, ms, done, longest, us, cps in rows:
+        print(f"| {name} | {ms:.3f} | {done} | {longest:,} | {us:.3f} | {cps:.3e} |")
+
+
+if __name__ == "__main__":
+    main()
