@@ -9,7 +9,8 @@ most anti-diagonals. This takes the first ``N`` anchors of the pair's plus
 strand (best HSPs first, no walls), runs the inspector once per kernel shape
 after a warm-up, and times it with CUDA events. It prints a table: kernel
 shape, ms per launch, the anti-diagonals of the longest side, µs per
-anti-diagonal of that side, and cells/s.
+anti-diagonal of that side, cells/s, and whether the results equal the
+warp kernel's (on the sides both finish).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main(argv=None):
     runner = gg.DeviceRunner(tc, qc, matrix, go, ge, yd, slots, 1 << 30)
     shapes = [("warp", False, 32)] + [(f"block of {n}", True, n) for n in (128, 256, 512, 1024)]
     rows = []
+    first = None
     for name, wide, threads in shapes:
         gg.WIDE_THREADS = threads
         res, _ = runner.inspect(tasks, wide)            # warm-up (and compilation)
@@ -58,12 +60,17 @@ def main(argv=None):
         diag = res[:, gg.R_IMAX] + res[:, gg.R_JMAX]
         longest = int(diag[ok].max()) if ok.any() else 0
         cells = int(res[ok, gg.R_CELLS].sum())
-        rows.append((name, ms, int(ok.sum()), longest, 1000 * ms / max(longest, 1), cells / (ms / 1000)))
+        if first is None:
+            first = res
+        both = ok & (first[:, gg.R_STATUS] == 0)
+        same = "yes" if np.array_equal(res[both], first[both]) else "NO"
+        rows.append((name, ms, int(ok.sum()), longest, 1000 * ms / max(longest, 1), cells / (ms / 1000), same))
     print(f"{len(tasks)} sides of the first {len(idx)} anchors, {args.repeats} launches each after a warm-up")
-    print("| kernel | ms per launch | sides done | anti-diagonals of the longest | µs per anti-diagonal | cells/s |")
-    print("|---|---|---|---|---|---|")
-    for name, ms, done, longest, us, cps in rows:
-        print(f"| {name} | {ms:.3f} | {done} | {longest:,} | {us:.3f} | {cps:.3e} |")
+    print("| kernel | ms per launch | sides done | anti-diagonals of the longest | µs per anti-diagonal | cells/s "
+          "| results = warp's |")
+    print("|---|---|---|---|---|---|---|")
+    for name, ms, done, longest, us, cps, same in rows:
+        print(f"| {name} | {ms:.3f} | {done} | {longest:,} | {us:.3f} | {cps:.3e} | {same} |")
 
 
 if __name__ == "__main__":

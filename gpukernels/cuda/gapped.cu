@@ -41,11 +41,18 @@ struct Task {
 
 
 // Live range and best substitution cell (ties: smaller i) of an anti-diagonal,
-// over the group. WIDE: across the block through red[parity] (one
-// __syncthreads per anti-diagonal; double-buffered so the next one's writes
-// never meet this one's reads).
+// over the group. WIDE: each warp's lane 0 folds its warp's values into
+// red[d % 3] with shared-memory atomics (the best cell as one 64-bit key:
+// score high, complement of i low, so the maximum is the best score at the
+// smallest i), one __syncthreads, then everyone reads them; thread 0 resets
+// the buffer of d + 2, which nobody reads or writes until the barrier of
+// d + 1 has passed. The cost does not grow with the number of warps.
+struct Red { int nlo, nhi; unsigned long long key; };
+
+#define KEY_OFF (1LL << 30)
+
 template <bool WIDE>
-__device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int& dbi, int* red, int parity)
+__device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int& dbi, Red* red, int d)
 {
     nlo = __reduce_min_sync(FULL, nlo);
     nhi = __reduce_max_sync(FULL, nhi);
@@ -53,18 +60,19 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
     unsigned mine = (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu;
     unsigned at = __reduce_min_sync(FULL, mine);
     if (WIDE) {
-        int* r = red + parity * 128;
-        const int w = threadIdx.x >> 5;
-        if ((threadIdx.x & 31) == 0) { r[w] = nlo; r[32 + w] = nhi; r[64 + w] = m; r[96 + w] = (int)at; }
-        __syncthreads();
-        nlo = r[0]; nhi = r[32]; m = r[64]; at = (unsigned)r[96];
-        for (int x = 1; x < (int)(blockDim.x >> 5); ++x) {
-            nlo = min(nlo, r[x]);
-            nhi = max(nhi, r[32 + x]);
-            const int mx = r[64 + x];
-            const unsigned ax = (unsigned)r[96 + x];
-            if (mx > m || (mx == m && ax < at)) { m = mx; at = ax; }
+        Red* r = red + d % 3;
+        if ((threadIdx.x & 31) == 0) {
+            atomicMin(&r->nlo, nlo);
+            atomicMax(&r->nhi, nhi);
+            atomicMax(&r->key, ((unsigned long long)(m + KEY_OFF) << 32) | (0xffffffffu - at));
         }
+        __syncthreads();
+        nlo = r->nlo;
+        nhi = r->nhi;
+        const unsigned long long key = r->key;
+        m = (int)((long long)(key >> 32) - KEY_OFF);
+        at = 0xffffffffu - (unsigned)(key & 0xffffffffu);
+        if (threadIdx.x == 0) { Red* z = red + (d + 2) % 3; z->nlo = 0x7fffffff; z->nhi = -0x7fffffff; z->key = 0; }
     } else {
         __syncwarp();
     }
@@ -79,7 +87,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
                                  int nslot, int band, int mode, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
-                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off, int* rows, int* red)
+                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off, int* rows, Red* red)
 {
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
@@ -169,7 +177,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             nhi = i + 1;
             if (src == 0 && h > dbest) { dbest = h; dbi = i; }
         }
-        group_reduce<WIDE>(nlo, nhi, dbest, dbi, red, d & 1);
+        group_reduce<WIDE>(nlo, nhi, dbest, dbi, red, d);
         cells += hi - lo;
         ntb += hi - lo;
         if (hi - 1 > imax) imax = hi - 1;
@@ -218,8 +226,9 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
-    __shared__ int red[256];
+    __shared__ Red red[3];
     for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
+    if (threadIdx.x < 3) { red[threadIdx.x].nlo = 0x7fffffff; red[threadIdx.x].nhi = -0x7fffffff; red[threadIdx.x].key = 0; }
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;

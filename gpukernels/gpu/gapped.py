@@ -43,6 +43,7 @@ taken from the GPU, anchors extended on the host and their cells) are in
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -58,7 +59,7 @@ BANDS = (512, 2048)
 #: anti-diagonals an inspector side may run before it is left to the host
 DCAP = 1 << 14
 #: threads of the block that extends one side in a round (``ydrop_wide``)
-WIDE_THREADS = 512
+WIDE_THREADS = 256
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
 #: a dirty side whose stale inspection computed this many cells, over anti-diagonals ROUND_WIDTH cells
@@ -375,11 +376,8 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     and so are both sides of a host-only anchor (status 3) (``host`` counts
     anchors, cells, dirty sides and anchors by status), unless it is big
     (:func:`_big_dirty`): then the walk stops for a GPU round with the walls
-    of now. So it does at an anchor the inspector abandoned (status 5) before
-    the last keep; one abandoned with the current walls is a long extension,
-    extended here (a narrow band run for many anti-diagonals: one CPU core
-    beats one GPU block at that). Returns where the walk stopped (``end``
-    when done) and the grown arrays.
+    of now. It stops too at an anchor the inspector abandoned (status 5).
+    Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
     for a in range(pos, end):
         st = status[a]
@@ -390,7 +388,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
             continue
-        if st == 5 and stamp[a] < cnt[0]:
+        if st == 5:
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
         redo = 3
         if st == 2:
@@ -747,8 +745,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     qmax = int((q_hi - q_lo).max()) + 2 if n else 2
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
+    long_bufs = None                        # two sets of host DP buffers for long_on_host
     host = np.zeros(9, dtype=np.int64)
-    stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
+    stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
     clock = time.perf_counter
@@ -785,6 +784,46 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
 
+    def long_on_host(a):
+        """Both sides of anchor ``a`` on the host, at once on two threads, with the walls of now.
+
+        The anchor was abandoned by the inspector with the current walls: a
+        long extension in a narrow band, which one CPU core runs faster than
+        one GPU block. Its result goes where the executor's would (status 2,
+        stamped now), so the walk takes it next.
+        """
+        nonlocal store, used, long_bufs
+        if long_bufs is None:
+            long_bufs = [[np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
+                          np.empty(1024, np.int64)] for _ in range(2)]
+        aq, at = int(anchor_q[a]), int(anchor_t[a])
+        bounds = (t_lo[a], t_hi[a], q_lo[a], q_hi[a])
+
+        def side(right):
+            w, b1, b2, b3 = long_bufs[right]
+            out = cg.extend_side(bool(right), t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop,
+                                 self_barrier, walls, w, b1, b2, b3)
+            long_bufs[right][1:] = out[5:]
+            return out[:5]
+
+        with ThreadPoolExecutor(2) as pool:
+            sides = list(pool.map(side, (0, 1)))
+        cells = 0
+        for x, (_, bi, bj, c, ops) in enumerate(sides):
+            res_all[2 * a + x, R_BI], res_all[2 * a + x, R_BJ], res_all[2 * a + x, R_CELLS] = bi, bj, c
+            cells += c
+        lops, rops = sides[0][4], sides[1][4]
+        store = grow(store, used + len(lops) + len(rops))
+        store[used:used + len(lops)] = lops
+        store[used + len(lops):used + len(lops) + len(rops)] = rops
+        ops_idx[a] = (used, used + len(lops), used + len(lops) + len(rops))
+        used += len(lops) + len(rops)
+        status[a] = 2
+        stamp[a] = cnt[0]
+        host[0] += 1
+        host[1] += cells
+        host[8] += 1
+
     pos = 0
     while pos < n:
         stats["waves"] += 1
@@ -805,6 +844,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stats["walk_s"] += clock() - c0
             if a == end:
                 break
+            if status[a] == 5 and stamp[a] >= cnt[0]:
+                c0 = clock()
+                long_on_host(a)
+                stats["long_s"] += clock() - c0
+                continue
             c0 = clock()
             wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
             m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
