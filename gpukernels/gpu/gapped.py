@@ -311,9 +311,11 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
     """The next round's anchors, from the undecided ones of [a, end), ``a`` itself first.
 
     Where the walk stopped at an anchor the inspector abandoned (status 5),
-    every such anchor abandoned before the last keep: the warp inspector
-    looks at them again with the walls of now (most then end early at the
-    long alignment just kept). Where it stopped at a big dirty side, the
+    the next ``cap`` such anchors abandoned before the last keep: the warp
+    inspector looks at them again with the walls of now (most then end early
+    at the long alignment just kept; a near-identical genome pair has tens
+    of thousands of them along its long alignments, mostly skipped later as
+    on its path, so a round never takes them all). Where it stopped at a big dirty side, the
     anchors of ``[a, a + look)`` with one (:func:`_big_dirty`), at most
     ``cap``: one block per side redoes them (``ydrop_wide``). Anchors found
     on a kept path are decided here. Returns the number written to ``sel``.
@@ -326,12 +328,11 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
         if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
-        if kind == 2:
-            if not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
-                              runs, head, ents)[1]:
-                continue
-            if taken == cap:
-                break
+        if kind == 2 and not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                                         run_off, runs, head, ents)[1]:
+            continue
+        if taken == cap:
+            break
         sel[taken] = b
         taken += 1
     return taken
