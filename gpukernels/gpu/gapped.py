@@ -366,6 +366,23 @@ def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
 
 
 @njit(cache=True, nogil=True)
+def _side_now(right, redo, r, store, idx, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
+              gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo):
+    """One side of an anchor as the walk takes it: the GPU's result, or the host DP's with the walls of now.
+
+    The GPU's: inspector row ``r`` and the columns ``store[idx[right]:idx[right + 1]]``; with
+    ``redo``, the CPU twin's DP (:func:`gpukernels.cpu.gapped.extend_side`) instead. Returns the best cell ``(i, j)``, the cells, the columns from the anchor outwards and the host
+    DP's (grown) buffers.
+    """
+    if redo:
+        _, i, j, c, ops, tb, tb_off, tb_lo = cg.extend_side(right == 1, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
+                                                            q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier,
+                                                            walls, work, tb, tb_off, tb_lo)
+        return np.int64(i), np.int64(j), np.int64(c), ops, tb, tb_off, tb_lo
+    return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo
+
+
+@njit(cache=True, nogil=True)
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
           run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells):
@@ -399,27 +416,13 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
-        rl = res_all[2 * a]
-        rr = res_all[2 * a + 1]
-        li, lj, ri, rj = rl[R_BI], rl[R_BJ], rr[R_BI], rr[R_BJ]
-        cells = 0
-        bounds = (t_lo[a], t_hi[a], q_lo[a], q_hi[a])
-        if redo & 1:
-            _, li, lj, c, lops, tb, tb_off, tb_lo = cg.extend_side(
-                False, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
-                walls, work, tb, tb_off, tb_lo)
-            cells += c
-        else:
-            cells += rl[R_CELLS]
-            lops = store[ops_idx[a, 0]:ops_idx[a, 1]].copy()
-        if redo & 2:
-            _, ri, rj, c, rops, tb, tb_off, tb_lo = cg.extend_side(
-                True, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
-                walls, work, tb, tb_off, tb_lo)
-            cells += c
-        else:
-            cells += rr[R_CELLS]
-            rops = store[ops_idx[a, 1]:ops_idx[a, 2]].copy()
+        sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
+                 self_barrier, walls, work)
+        li, lj, c1, lops, tb, tb_off, tb_lo = _side_now(0, redo & 1, res_all[2 * a], store, ops_idx[a], *sides, tb,
+                                                        tb_off, tb_lo)
+        ri, rj, c2, rops, tb, tb_off, tb_lo = _side_now(1, redo & 2, res_all[2 * a + 1], store, ops_idx[a], *sides,
+                                                        tb, tb_off, tb_lo)
+        cells = c1 + c2
         anchor_cells[a] = cells
         if redo:
             host[0] += 1
