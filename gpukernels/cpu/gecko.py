@@ -60,50 +60,41 @@ def fill_hits(q_pos, first, counts, starts, sorted_t, hit_q, hit_t):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _run_out(t_codes, q_codes, diag, s, stop, step, score, best, edge):
+    """GECKO's +1/-1 walk along diagonal ``diag`` from query position ``s`` by ``step`` up to ``stop``.
+
+    Stops at an N, at the end, or when the running score drops below zero;
+    returns the best score and its edge (the end after it going right, its
+    position going left; ``edge`` if the walk never beat ``best``).
+    """
+    while (step > 0 and s < stop) or (step < 0 and s > stop):
+        a = t_codes[s + diag]
+        b = q_codes[s]
+        if a == 5 or b == 5:
+            break
+        if a == b and a < 4:
+            score += 1
+        else:
+            score -= 1
+        if score > best:
+            best = score
+            edge = s + 1 if step > 0 else s
+        s += step
+        if score < 0:
+            break
+    return best, edge
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _extend(t_codes, q_codes, q, t, k):
-    """GECKO extension of the seed at (q, t); returns q0, q1, score."""
+    """GECKO extension of the seed at (q, t): right from its end, then left from its start; returns q0, q1, score."""
     diag = t - q
     qn = q_codes.shape[0]
     tn = t_codes.shape[0]
     limit = qn if qn < tn - diag else tn - diag
-    score = k
-    best = k
-    end = q + k
-    s = q + k
-    while s < limit:
-        a = t_codes[s + diag]
-        b = q_codes[s]
-        if a == 5 or b == 5:
-            break
-        if a == b and a < 4:
-            score += 1
-        else:
-            score -= 1
-        s += 1
-        if score > best:
-            best = score
-            end = s
-        if score < 0:
-            break
+    best, end = _run_out(t_codes, q_codes, diag, q + k, limit, 1, k, k, q + k)
     lower = 0 if diag >= 0 else -diag
-    score = best
-    start = q
-    s = q - 1
-    while s >= lower:
-        a = t_codes[s + diag]
-        b = q_codes[s]
-        if a == 5 or b == 5:
-            break
-        if a == b and a < 4:
-            score += 1
-        else:
-            score -= 1
-        if score > best:
-            best = score
-            start = s
-        s -= 1
-        if score < 0:
-            break
+    best, start = _run_out(t_codes, q_codes, diag, q - 1, lower - 1, -1, best, best, q)
     return start, end, best
 
 
