@@ -334,6 +334,14 @@ def _word(codes, qpos, L, pattern):
 _CHUNK = 2048
 
 
+@njit(cache=True, nogil=True)
+def _search_scratch(L, cap):
+    """Buffers of one thread's :func:`backward_search` calls: the word, the intervals found, the stack."""
+    out = (np.empty(L, dtype=np.uint8), np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1, dtype=np.int64))
+    return out + (np.empty(L + 1, dtype=np.int64), np.empty(L + 1, dtype=np.int64), np.empty(L + 1, dtype=np.int64),
+                  np.empty(L + 1, dtype=np.int64))
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def count_hits(blocks, C, n, q_codes, q_lo, q_hi, L, m, cap):
     """Occurrences per query word ``[q_lo, q_hi)``: 0 for invalid words and words over ``cap``."""
@@ -341,13 +349,7 @@ def count_hits(blocks, C, n, q_codes, q_lo, q_hi, L, m, cap):
     counts = np.zeros(nq, dtype=np.int64)
     nchunks = (nq + _CHUNK - 1) // _CHUNK
     for ch in prange(nchunks):
-        pattern = np.empty(L, dtype=np.uint8)
-        out_lo = np.empty(cap + 1, dtype=np.int64)
-        out_hi = np.empty(cap + 1, dtype=np.int64)
-        lo = np.empty(L + 1, dtype=np.int64)
-        hi = np.empty(L + 1, dtype=np.int64)
-        mis = np.empty(L + 1, dtype=np.int64)
-        nxt = np.empty(L + 1, dtype=np.int64)
+        pattern, out_lo, out_hi, lo, hi, mis, nxt = _search_scratch(L, cap)
         for k in range(ch * _CHUNK, min(nq, (ch + 1) * _CHUNK)):
             qpos = q_lo + k
             if qpos + L > q_codes.shape[0]:
@@ -370,13 +372,7 @@ def fill_hits(blocks, occ5, dollar, C, n, mark_words, mark_rank, ssa, q_codes, q
     nq = q_hi - q_lo
     nchunks = (nq + _CHUNK - 1) // _CHUNK
     for ch in prange(nchunks):
-        pattern = np.empty(L, dtype=np.uint8)
-        out_lo = np.empty(cap + 1, dtype=np.int64)
-        out_hi = np.empty(cap + 1, dtype=np.int64)
-        lo = np.empty(L + 1, dtype=np.int64)
-        hi = np.empty(L + 1, dtype=np.int64)
-        mis = np.empty(L + 1, dtype=np.int64)
-        nxt = np.empty(L + 1, dtype=np.int64)
+        pattern, out_lo, out_hi, lo, hi, mis, nxt = _search_scratch(L, cap)
         for k in range(ch * _CHUNK, min(nq, (ch + 1) * _CHUNK)):
             if counts[k] == 0:
                 continue
