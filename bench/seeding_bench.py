@@ -154,42 +154,24 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    def common(sp):
+    def command(name, func, **options):
+        """A subcommand: ``--backend`` and one option per keyword (its default; its type from the default)."""
+        sp = sub.add_parser(name)
         sp.add_argument("--backend", default="gpu", choices=("cpu", "gpu"))
-        return sp
+        for opt, default in options.items():
+            sp.add_argument("--" + opt.replace("_", "-"), default=default,
+                            type=str if default is None else type(default))
+        sp.set_defaults(func=func)
 
-    sp = common(sub.add_parser("seedhit-pairs"))
-    sp.add_argument("--pairs", type=int, default=1_000_000)
-    sp.add_argument("--length", type=int, default=256)
-    sp.add_argument("--bits", type=int, default=16)
-    sp.add_argument("--min-identity", type=float, default=90.0)
-    sp.set_defaults(func=seedhit_pairs)
-    sp = common(sub.add_parser("seedhit-units"))
-    sp.add_argument("--target", default="bacteria/E.Coli_MG1655-K12.fa.gz")
-    sp.add_argument("--query", default="bacteria/E.Coli_DH1.fa.gz")
-    sp.add_argument("--bits", type=int, default=16)
-    sp.add_argument("--window", type=int, default=256)
-    sp.add_argument("--min-identity", type=float, default=90.0)
-    sp.set_defaults(func=seedhit_units)
-    sp = common(sub.add_parser("fmindex"))
-    sp.add_argument("--target", default="fungi/Ztritici_IPO323.fa.gz")
-    sp.add_argument("--query", default="fungi/Ztritici_A26b.fa.gz")
-    sp.add_argument("--index", default=None, help="save/reuse the index here")
-    sp.add_argument("--queries", type=int, default=1_000_000)
-    sp.add_argument("--length", type=int, default=20)
-    sp.add_argument("--mismatches", type=int, default=1)
-    sp.add_argument("--cap", type=int, default=128)
-    sp.set_defaults(func=fmindex_bench)
-    sp = common(sub.add_parser("gecko"))
-    sp.add_argument("--target", default="primates/Hsap.fa.gz")
-    sp.add_argument("--query", default="primates/Ggor.fa.gz")
-    sp.add_argument("--kmer", type=int, default=32)
-    sp.add_argument("--min-identity", type=float, default=80.0)
-    sp.set_defaults(func=gecko_bench)
-    sp = common(sub.add_parser("filter"))
-    sp.add_argument("--target", default="bacteria/H.Pylori_G27.fa.gz")
-    sp.add_argument("--query", default="bacteria/H.Pylori_SJM180.fa.gz")
-    sp.set_defaults(func=filter_bench)
+    command("seedhit-pairs", seedhit_pairs, pairs=1_000_000, length=256, bits=16, min_identity=90.0)
+    command("seedhit-units", seedhit_units, target="bacteria/E.Coli_MG1655-K12.fa.gz",
+            query="bacteria/E.Coli_DH1.fa.gz", bits=16, window=256, min_identity=90.0)
+    # --index: save the index there, or reuse it
+    command("fmindex", fmindex_bench, target="fungi/Ztritici_IPO323.fa.gz", query="fungi/Ztritici_A26b.fa.gz",
+            index=None, queries=1_000_000, length=20, mismatches=1, cap=128)
+    command("gecko", gecko_bench, target="primates/Hsap.fa.gz", query="primates/Ggor.fa.gz", kmer=32,
+            min_identity=80.0)
+    command("filter", filter_bench, target="bacteria/H.Pylori_G27.fa.gz", query="bacteria/H.Pylori_SJM180.fa.gz")
     a = p.parse_args(argv)
     a.func(a)
 
