@@ -143,31 +143,44 @@ def _affine_range(lo, hi, s, n, m, x, o, e):
 
 
 @njit(cache=True)
+def _score_zero(pat, ps, n, txt, ts, m, cap):
+    """The score-0 wavefront: diagonal ranges and offsets for ``cap`` scores, M on diagonal 0 extended.
+
+    Returns ``lo, hi, base, M`` and whether it already reaches the end.
+    """
+    lo = np.zeros(cap, np.int64)
+    hi = np.zeros(cap, np.int64)
+    base = np.zeros(cap, np.int64)
+    M = np.empty(256, np.int32)
+    M[0] = _extend(pat, ps, n, txt, ts, m, 0, 0)
+    return lo, hi, base, M, m - n == 0 and M[0] == m
+
+
+@njit(cache=True)
+def _room_for(lo, hi, base, s):
+    """The per-score tables, grown to hold score ``s``."""
+    if s >= lo.shape[0]:
+        lo = grow(lo, s + 1)
+        hi = grow(hi, s + 1)
+        base = grow(base, s + 1)
+    return lo, hi, base
+
+
+@njit(cache=True)
 def _affine_forward(pat, ps, n, txt, ts, m, x, o, e):
     """Compute wavefronts up to the end; return (score, M, I, D, lo, hi, base)."""
     cap = 64
-    lo = np.empty(cap, np.int64)
-    hi = np.empty(cap, np.int64)
-    base = np.empty(cap, np.int64)
-    M = np.empty(256, np.int32)
+    lo, hi, base, M, done = _score_zero(pat, ps, n, txt, ts, m, cap)
     I = np.empty(256, np.int32)
     D = np.empty(256, np.int32)
-    lo[0] = 0
-    hi[0] = 0
-    base[0] = 0
-    M[0] = _extend(pat, ps, n, txt, ts, m, 0, 0)
     I[0] = NULL
     D[0] = NULL
     used = 1
     kend = m - n
     s = 0
-    done = kend == 0 and M[0] == m
     while not done:
         s += 1
-        if s >= lo.shape[0]:
-            lo = grow(lo, s + 1)
-            hi = grow(hi, s + 1)
-            base = grow(base, s + 1)
+        lo, hi, base = _room_for(lo, hi, base, s)
         a, b = _affine_range(lo, hi, s, n, m, x, o, e)
         lo[s] = a
         hi[s] = b
@@ -271,24 +284,13 @@ def _affine_backtrace(M, I, D, lo, hi, base, s, n, m, x, o, e, out, start):
 def _edit_forward(pat, ps, n, txt, ts, m):
     """Edit-distance wavefronts up to the end; return (score, M, lo, hi, base)."""
     cap = 64
-    lo = np.empty(cap, np.int64)
-    hi = np.empty(cap, np.int64)
-    base = np.empty(cap, np.int64)
-    M = np.empty(256, np.int32)
-    lo[0] = 0
-    hi[0] = 0
-    base[0] = 0
-    M[0] = _extend(pat, ps, n, txt, ts, m, 0, 0)
+    lo, hi, base, M, done = _score_zero(pat, ps, n, txt, ts, m, cap)
     used = 1
     kend = m - n
     s = 0
-    done = kend == 0 and M[0] == m
     while not done:
         s += 1
-        if s >= lo.shape[0]:
-            lo = grow(lo, s + 1)
-            hi = grow(hi, s + 1)
-            base = grow(base, s + 1)
+        lo, hi, base = _room_for(lo, hi, base, s)
         a = max(lo[s - 1] - 1, -n)
         b = min(hi[s - 1] + 1, m)
         lo[s] = a
