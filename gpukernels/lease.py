@@ -1,10 +1,15 @@
-"""GPU leases: one job per GPU, by a lock file per device.
+"""GPU leases: one job per GPU (or per GPU slot), by a lock file per device.
 
 Snakemake counts GPUs (``--resources gpu=4``) but does not say *which* GPU a
 job should take. A job therefore takes a lease: it walks the pool of devices
 and holds an exclusive ``fcntl`` lock on the first free device's lock file
 for as long as it runs. The kernel drops the lock when the process ends, even
 on a crash, so a lease can never go stale.
+
+With ``slots`` > 1 each device has that many lock files (slot 0 is the
+plain one), so that many jobs may share it: the GPU engine spends much of a
+job on the host, which other jobs can fill. Slots are taken slot by slot
+across the pool, so jobs spread over the devices before they share one.
 
 The pool
 --------
@@ -49,12 +54,15 @@ class Lease:
         The device's id in the pool (as written in ``CUDA_VISIBLE_DEVICES``).
     path : str or None
         The lock file held, if any.
+    slot : int
+        Which of the device's slots (0 unless jobs share devices).
     """
 
     ordinal: int | None
     device: str | None
     path: str | None = None
     _fd: int | None = None
+    slot: int = 0
 
     def release(self):
         """Give the device back (also happens when the process ends)."""
@@ -122,8 +130,8 @@ def device_pool(count=None, env=None):
     return [str(i) for i in range(int(count))]
 
 
-def acquire(pool=None, lock_dir=None, timeout=None, poll=0.25, env=None):
-    """Take a device from the pool, waiting until one is free.
+def acquire(pool=None, lock_dir=None, timeout=None, poll=0.25, env=None, slots=1):
+    """Take a device (or a slot of one) from the pool, waiting until one is free.
 
     Parameters
     ----------
@@ -138,6 +146,8 @@ def acquire(pool=None, lock_dir=None, timeout=None, poll=0.25, env=None):
         Seconds between tries while all devices are taken.
     env : mapping, optional
         Environment to read (``os.environ`` by default).
+    slots : int
+        Jobs that may hold one device at once (default 1).
 
     Returns
     -------
@@ -161,19 +171,23 @@ def acquire(pool=None, lock_dir=None, timeout=None, poll=0.25, env=None):
     os.makedirs(lock_dir, exist_ok=True)
     deadline = None if timeout is None else time.monotonic() + timeout
     waited = False
+    if int(slots) < 1:
+        raise InputError(f"GPU slots per device must be at least 1, not {slots}")
     while True:
-        for ordinal, dev in enumerate(pool):
-            path = os.path.join(lock_dir, f"gpu-{_safe(dev)}.lock")
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
-            log.info("GPU lease: device %s (ordinal %d), lock %s", dev, ordinal, path)
-            return Lease(ordinal, dev, path, fd)
+        for slot in range(int(slots)):
+            for ordinal, dev in enumerate(pool):
+                name = f"gpu-{_safe(dev)}.lock" if slot == 0 else f"gpu-{_safe(dev)}.slot{slot}.lock"
+                path = os.path.join(lock_dir, name)
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
+                log.info("GPU lease: device %s (ordinal %d), slot %d, lock %s", dev, ordinal, slot, path)
+                return Lease(ordinal, dev, path, fd, slot)
         if deadline is not None and time.monotonic() >= deadline:
             raise TimeoutError(f"no GPU of {pool} came free in {timeout} s (locks in {lock_dir})")
         if not waited:

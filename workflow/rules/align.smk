@@ -1,4 +1,4 @@
-# One alignment job per work unit; each holds one GPU lease (or runs on the CPU).
+# One alignment job per work unit, holding a GPU lease (a GPU or a slot of one), else on the CPU.
 
 
 rule align:
@@ -15,6 +15,7 @@ rule align:
         backend=config["backend"],
         gpu_mem=config["gpu_mem"],
         lock_dir=config["gpu_lock_dir"],
+        jobs_per_gpu=config["jobs_per_gpu"],
     threads: config["threads"]
     resources:
         gpu=gpu_per_job(),

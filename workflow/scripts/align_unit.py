@@ -15,10 +15,13 @@ from gpukernels import lease, screen_records, workunits
 from gpukernels.genome import load_genome
 
 
-def run_engine(target, query, engine, out_path, backend, device, gpu_mem, threads, self_mode):
+def run_engine(target, query, engine, out_path, backend, device, gpu_mem, threads, self_mode, jobs_per_gpu=1):
     """Align ``query`` to ``target`` with the engine and write PAF to ``out_path``.
 
     ``engine`` is the workflow's ``engine`` config; ``gpu_mem`` is in GiB.
+    Without ``gpu_mem``, a job sharing its GPU with others (``jobs_per_gpu``
+    > 1) budgets its share of the engine's default share of the device's
+    memory, so that the jobs together stay within it.
     Returns the engine's :class:`gpukernels.engine.StageStats` (its
     ``screen`` is the pair screen's verdict, None when the screen is off).
     """
@@ -32,8 +35,14 @@ def run_engine(target, query, engine, out_path, backend, device, gpu_mem, thread
         pass
     options = workunits.engine_options(engine, self_mode=self_mode)
     stats = StageStats()
-    alns = align(target, query, options, backend=backend, device=device,
-                 gpu_mem=None if gpu_mem is None else int(float(gpu_mem) * (1 << 30)), stats=stats,
+    mem = None if gpu_mem is None else int(float(gpu_mem) * (1 << 30))
+    if mem is None and backend == "gpu" and int(jobs_per_gpu) > 1:
+        import cupy
+        from gpukernels.gpu import DEFAULT_SHARE
+        with cupy.cuda.Device(device):
+            mem = int(DEFAULT_SHARE * cupy.cuda.runtime.memGetInfo()[1] / int(jobs_per_gpu))
+        logging.info("GPU shared by up to %d jobs: memory budget %.1f GiB", int(jobs_per_gpu), mem / (1 << 30))
+    alns = align(target, query, options, backend=backend, device=device, gpu_mem=mem, stats=stats,
                  threads=int(threads))
     write_alignments(alns, target, query, out_path, fmt="paf")
     logging.info("%d alignments", len(alns))
@@ -52,12 +61,13 @@ def main(smk):
     pool = [] if backend == "cpu" else lease.device_pool()
     if backend == "gpu" and not pool:
         sys.exit("backend 'gpu' asked for, but no GPU is visible (CUDA_VISIBLE_DEVICES, nvidia-smi)")
-    with lease.acquire(pool=pool, lock_dir=smk.params.lock_dir) as held:
+    slots = int(smk.params.jobs_per_gpu)
+    with lease.acquire(pool=pool, lock_dir=smk.params.lock_dir, slots=slots) as held:
         run_backend = "cpu" if held.ordinal is None else "gpu"
         logging.info("backend %s, device %s (CUDA_VISIBLE_DEVICES=%s), threads %d", run_backend,
                      held.device, os.environ.get("CUDA_VISIBLE_DEVICES", "unset"), smk.threads)
         stats = run_engine(target, query, dict(smk.params.engine), smk.output.paf, run_backend,
-                           held.ordinal, smk.params.gpu_mem, smk.threads, self_mode)
+                           held.ordinal, smk.params.gpu_mem, smk.threads, self_mode, slots)
     record = screen_records.unit_record(stats.screen, plan["target"], plan["query"], smk.wildcards.unit,
                                         t_chunk, q_chunk)
     screen_records.write_unit_record(smk.output.screen, record)
