@@ -3,15 +3,16 @@
 # MG1655 x DH1, the CPU peers (LASTZ 1 core, LASTZ all cores, minimap2 asm20), then the workflow
 # and WFA benchmarks when present. Prints a short table last; logs go to $OUT (or ./device-out).
 #
-#   bash bench/device.sh [PART...]      PART: tests bench peers others (default: all four, in that
-#                                       order; parts run in the order given)
+#   bash bench/device.sh [PART...]      PART: tests bench peers others wide saureus (default:
+#                                       tests bench peers others; parts run in the order given)
 #
 # Carried (run's carry list [".carry", ".whl"]):
 #   .carry/data/{bacteria,fungi}/*.fa.gz   genomes (AVA_SHARED_DATA points here)
 #   .carry/cpu_paf/*.paf.gz                CPU reference PAFs keyed by content (tests/gpu_reference.py)
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
 #   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
-# Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests.
+# Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests;
+# REPEATS: E. coli pairs timed after the warm-up (default 3).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -62,10 +63,24 @@ part_tests() {
 
 part_bench() {
     echo "== engine bench (E. coli)"
-    timeout "$T_BENCH" python3 bench/engine_bench.py "$T" "$Q" --repeats 3 --json "$OUT/engine.json" \
+    timeout "$T_BENCH" python3 bench/engine_bench.py "$T" "$Q" --repeats "${REPEATS:-3}" --json "$OUT/engine.json" \
         >"$OUT/engine.log" 2>&1
     echo "engine bench rc=$?" >>"$OUT/engine.log"
     cat "$OUT/engine.log" | tail -20
+}
+
+part_wide() {
+    echo "== one gapped launch: warp per side against block per side (E. coli)"
+    timeout "$T_BENCH" python3 bench/gapped_wide_bench.py "$T" "$Q" --anchors 32 >"$OUT/wide.log" 2>&1
+    tail -8 "$OUT/wide.log"
+}
+
+part_saureus() {
+    echo "== engine bench (S. aureus COL x N315; warm-up pair: parity and per-strand stats)"
+    timeout "$T_BENCH" python3 bench/engine_bench.py "$BAC/S.Aureus_COL.fa.gz" "$BAC/S.Aureus_N315.fa.gz" --repeats 1 \
+        >"$OUT/saureus.log" 2>&1
+    echo "saureus bench rc=$?" >>"$OUT/saureus.log"
+    grep -E "warm-up pair|parity|strand|per pair|rc=" "$OUT/saureus.log" | cut -c1-400
 }
 
 part_peers() {

@@ -111,6 +111,7 @@ def test_dag_counts_batching_and_self_pairs(tmp_path, tiny_genomes):
     ({"colour": "blue"}, "colour"),
     ({"split": {"size": 10_000, "overlap": 10_000}}, "overlap"),
     ({"threads": 0}, "threads"),
+    ({"jobs_per_gpu": 0}, "jobs_per_gpu"),
 ])
 def test_schema_errors(tmp_path, tiny_genomes, overrides, message):
     wd = _workdir(tmp_path, tiny_genomes, **overrides)
