@@ -42,6 +42,7 @@ taken from the GPU, anchors extended on the host and their cells) are in
 
 from __future__ import annotations
 
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -81,6 +82,10 @@ R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS = r
 
 #: counts from the last call (waves, launches, CPU fallbacks, ...)
 LAST_STATS = {}
+#: seconds between progress lines in the log
+PROGRESS_S = 30.0
+
+log = logging.getLogger("gpukernels")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -828,6 +833,16 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         host[1] += cells
         host[8] += 1
 
+    started = last_note = clock()
+
+    def progress(done):
+        """A log line every :data:`PROGRESS_S` seconds: long extensions take minutes."""
+        nonlocal last_note
+        if clock() - last_note >= PROGRESS_S:
+            last_note = clock()
+            log.info("gapped extension: %d of %d anchors done, %d alignments kept, %d GPU rounds (%.0f s)", done,
+                     n, int(cnt[0]), stats["rounds"], last_note - started)
+
     pos = 0
     while pos < n:
         stats["waves"] += 1
@@ -846,6 +861,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
                 round_cells)
             stats["walk_s"] += clock() - c0
+            progress(a)
             if a == end:
                 break
             if status[a] == 5 and stamp[a] >= cnt[0]:
