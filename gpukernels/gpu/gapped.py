@@ -26,13 +26,13 @@ waves, and the host keeps the sequential rule:
    dirty side (:data:`ROUND_LOOK`, :data:`ROUND_CAP`) are inspected and
    executed again on the GPU with the walls of now, one thread block per
    side (``ydrop_wide``: a round is latency-bound, and a block sweeps an
-   anti-diagonal 16 times faster than a warp). An anchor abandoned before
+   anti-diagonal 2.5 times faster than a warp). An anchor abandoned before
    the last keep stops the walk too: a warp round re-inspects, with the
-   walls of now, every such anchor left in the wave (most are near a long
-   alignment just kept, whose walls now end them early). An anchor
+   walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
+   long alignment just kept, whose walls now end them early). An anchor
    abandoned with the current walls is a long extension in a narrow band
-   and is extended on the host. Either way the anchor is rescored and kept
-   at ``gappedthresh``.
+   and is extended on the host, both sides at once on two threads. Either
+   way the anchor is rescored and kept at ``gappedthresh``.
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
