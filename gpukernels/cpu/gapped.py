@@ -147,6 +147,13 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
     tb = grow(tb, 1)
     tb[0] = 0
     ntb = 1
+    # target offsets j (cell (i, d - i)) holding a wall, ascending, found by one scan ahead of the
+    # anti-diagonals: the range of j an anti-diagonal covers only moves forward, so each j is read
+    # once rather than once per anti-diagonal (the cells' own walls are tested only where one is)
+    wall_j = np.empty(64, dtype=np.int64)
+    n_wall_j = 0
+    first_wall = 0
+    j_scanned = -1
     d = 0
     while True:
         d += 1
@@ -241,15 +248,20 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             Hd[ib] = NEG
             Ed[ib] = NEG
             Fd[ib] = NEG
-        # walls of earlier alignments: a cheap test for any in range, then the cells
+        # walls of earlier alignments: is one in this anti-diagonal's j range [d - hi + 1, d - lo]?
+        while j_scanned < d - lo:
+            j_scanned += 1
+            if walls[wt0 + wdir * j_scanned, 0, 1] != 0:
+                wall_j = grow(wall_j, n_wall_j + 1)
+                wall_j[n_wall_j] = j_scanned
+                n_wall_j += 1
+        if first_wall > 0 and wall_j[first_wall - 1] >= d - hi + 1:
+            first_wall = 0  # the range moved back (never expected): search from the start
+        while first_wall < n_wall_j and wall_j[first_wall] < d - hi + 1:
+            first_wall += 1
         lt0 = uint64(wt0 + wdir * (d - lo))
         step = uint64(wdir)
-        lt = lt0
-        any_wall = np.int32(0)
-        for iu in range(uint64(lo), uint64(hi)):
-            any_wall |= walls[lt, 0, 1]
-            lt -= step
-        if any_wall != 0:
+        if first_wall < n_wall_j and wall_j[first_wall] <= d - lo:
             lt = lt0
             for iu in range(uint64(lo), uint64(hi)):
                 if walls[lt, 0, 1] != 0 and Hd[iu] > NEG:
