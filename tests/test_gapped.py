@@ -107,3 +107,27 @@ def test_extend_anchors_finds_one_alignment_per_region():
                            np.array([0]), np.array([ops_len]), sc.matrix, 400, 30, 9400, 3000, False, 4)
     assert len(res[0]) == 1
     assert res[1][0] - res[0][0] > 2500
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_walls_as_the_kernel_model_sees_them(seed):
+    """Random walls: the DP (walls found by its scan ahead) matches the GPU kernel's cell-by-cell model."""
+    from gpukernels.gpu.gapped import side_dp
+    rng = np.random.default_rng(100 + seed)
+    sc = lastz_scoring()
+    n = int(rng.integers(200, 700))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    q = mutate(rng, t, 0.08)
+    walls = np.zeros((n + 2, 2, 2), dtype=np.int32)
+    for x in np.flatnonzero(rng.random(n + 2) < rng.choice([0.01, 0.05, 0.3])):
+        a = int(rng.integers(0, len(q) + 1))
+        walls[x, 0] = (a, a + int(rng.integers(1, 4)))
+        if rng.random() < 0.3:
+            b = walls[x, 0, 1] + int(rng.integers(5, 50))
+            walls[x, 1] = (b, b + 1)
+    best, bi, bj, cells, *_ = one_side(t, q, sc, 9400, walls)
+    task = np.array([0, 1, n, 0, 1, len(q), 1 << 40, 0, 0], dtype=np.int64)
+    z8, z32, z64 = np.zeros(1, np.uint8), np.zeros(1, np.int32), np.zeros(1, np.int64)
+    ref = side_dp(t, q, task, sc.matrix.astype(np.int64), sc.gap_open, sc.gap_extend, 9400, walls, 1 << 20, 0, 0,
+                  z8, 0, z32, z64, 0)
+    assert (best, bi, bj, cells) == tuple(ref[:4])
