@@ -403,8 +403,8 @@ def find_hits(ix, q_codes, q_lo, q_hi, L, m, cap):
     hit_q = np.empty(total, dtype=np.int64)
     hit_t = np.empty(total, dtype=np.int64)
     if total:
-        fill_hits(ix["blocks"], ix["occ5"], ix["dollar"], ix["C"], ix["n"], ix["mark_words"], ix["mark_rank"], ix["ssa"], q_codes, q_lo, q_hi, L, m, cap,
-                  starts, counts, hit_q, hit_t)
+        fill_hits(ix["blocks"], ix["occ5"], ix["dollar"], ix["C"], ix["n"], ix["mark_words"], ix["mark_rank"],
+                  ix["ssa"], q_codes, q_lo, q_hi, L, m, cap, starts, counts, hit_q, hit_t)
     return hit_q, hit_t
 
 

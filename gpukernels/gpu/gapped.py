@@ -320,10 +320,11 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
     inspector looks at them again with the walls of now (most then end early
     at the long alignment just kept; a near-identical genome pair has tens
     of thousands of them along its long alignments, mostly skipped later as
-    on its path, so a round never takes them all). Where it stopped at a big dirty side, the
-    anchors of ``[a, a + look)`` with one (:func:`_big_dirty`), at most
-    ``cap``: one block per side redoes them (``ydrop_wide``). Anchors found
-    on a kept path are decided here. Returns the number written to ``sel``.
+    on its path, so a round never takes them all). Where it stopped at a big
+    dirty side, the anchors of ``[a, a + look)`` with one
+    (:func:`_big_dirty`), at most ``cap``: one block per side redoes them
+    (``ydrop_wide``). Anchors found on a kept path are decided here. Returns
+    the number written to ``sel``.
     """
     kind = status[a]
     taken = 0
@@ -375,9 +376,10 @@ def _side_now(right, redo, r, store, idx, t, q, t_rev, q_rev, aq, at, t_lo, t_hi
               gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo):
     """One side of an anchor as the walk takes it: the GPU's result, or the host DP's with the walls of now.
 
-    The GPU's: inspector row ``r`` and the columns ``store[idx[right]:idx[right + 1]]``; with
-    ``redo``, the CPU twin's DP (:func:`gpukernels.cpu.gapped.extend_side`) instead. Returns the best cell ``(i, j)``, the cells, the columns from the anchor outwards and the host
-    DP's (grown) buffers.
+    The GPU's: inspector row ``r`` and the columns ``store[idx[right]:idx[right + 1]]``;
+    with ``redo``, the CPU twin's DP (:func:`gpukernels.cpu.gapped.extend_side`) instead.
+    Returns the best cell ``(i, j)``, the cells, the columns from the anchor outwards and
+    the host DP's (grown) buffers.
     """
     if redo:
         _, i, j, c, ops, tb, tb_off, tb_lo = cg.extend_side(right == 1, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
@@ -756,7 +758,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = None                        # two sets of host DP buffers for long_on_host
     host = np.zeros(9, dtype=np.int64)
-    stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0, host_anchors=0, host_cells=0, band_retries=0,
+    stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
+                 host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
     clock = time.perf_counter
