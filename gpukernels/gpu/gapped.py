@@ -824,12 +824,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         for x, (_, bi, bj, c, ops) in enumerate(sides):
             res_all[2 * a + x, R_BI], res_all[2 * a + x, R_BJ], res_all[2 * a + x, R_CELLS] = bi, bj, c
             cells += c
-        lops, rops = sides[0][4], sides[1][4]
-        store = grow(store, used + len(lops) + len(rops))
-        store[used:used + len(lops)] = lops
-        store[used + len(lops):used + len(lops) + len(rops)] = rops
-        ops_idx[a] = (used, used + len(lops), used + len(lops) + len(rops))
-        used += len(lops) + len(rops)
+        store, used = _store_columns([sides[0][4], sides[1][4]], np.array([a]), ops_idx, store, used)
         status[a] = 2
         stamp[a] = cnt[0]
         host[0] += 1
@@ -935,6 +930,15 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         for x, piece in enumerate(np.split(flat, np.cumsum(lens)[:-1])):
             pieces[run[x]] = piece
         stats["traceback_s"] += clock() - c1
+    return _store_columns(pieces, idx, ops_idx, store, used)
+
+
+def _store_columns(pieces, idx, ops_idx, store, used):
+    """Append the columns of anchors ``idx`` (left, right, left, ... in ``pieces``) to ``store[used:]``.
+
+    ``ops_idx[a]`` then locates anchor a's left and right columns. Returns
+    the (grown) store and the new ``used``.
+    """
     offs = used + np.concatenate([[0], np.cumsum([len(p) for p in pieces])])
     store = grow(store, int(offs[-1]))
     if len(pieces):
