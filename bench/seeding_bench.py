@@ -1,6 +1,6 @@
 """Benchmarks of the seeding and filtering family (issue 6).
 
-    python bench/seeding_bench.py seedhit-pairs [--pairs 1000000] [--length 256] [--backend gpu]
+    python bench/seeding_bench.py seedhit-pairs [--pairs 1000000] [--length 256] [--repeats 20] [--backend gpu]
     python bench/seeding_bench.py seedhit-units [--target E.Coli_MG1655-K12] [--query E.Coli_DH1]
     python bench/seeding_bench.py fmindex [--queries 1000000] [--length 20] [--mismatches 1]
         (each query word is searched on both strands: the word and its reverse complement)
@@ -36,7 +36,26 @@ def _result(**kv):
     print("RESULT " + " ".join(f"{k}={v}" for k, v in kv.items()), flush=True)
 
 
+def _kernel_seconds(func, repeats):
+    """Mean seconds of ``func()`` on the GPU by CUDA events, after one warm-up call."""
+    import cupy as cp
+    func()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for _ in range(repeats):
+        func()
+    stop.record()
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) / 1000.0 / repeats
+
+
 def seedhit_pairs(a):
+    """Screen n synthetic pairs: from host arrays (copies in and out), and on the GPU from device arrays.
+
+    Then the GPU alone (CUDA events): from byte codes on the device (packing
+    included: ``kernel_*``) and from sequences already packed 2 bits a letter,
+    as SeedHit keeps them (``packed_*``); counts are left on the device.
+    """
     from gpukernels import seedhit
     rng = np.random.default_rng(0)
     n, L = a.pairs, a.length
@@ -50,8 +69,21 @@ def seedhit_pairs(a):
     clock = time.perf_counter()
     ok, counts, need = seedhit.screen_pairs(t, off, q, off, a.min_identity, a.bits, a.backend)
     sec = time.perf_counter() - clock
+    kernel = {}
+    if a.backend == "gpu":
+        import cupy as cp
+        from gpukernels.gpu import seedhit as gpu_sh
+        dt, doff, dq = cp.asarray(t), cp.asarray(off), cp.asarray(q)
+        ksec = _kernel_seconds(lambda: gpu_sh.count_pairs_device(dt, doff, dq, doff, a.bits), a.repeats)
+        pt, pq = gpu_sh.pack(dt), gpu_sh.pack(dq)
+        csec = _kernel_seconds(lambda: gpu_sh.count_packed_device(pt, doff, pq, doff, a.bits), a.repeats)
+        cpu_counts = seedhit.count_pairs(t, off, q, off, a.bits, backend="cpu")
+        same = bool(np.array_equal(cp.asnumpy(gpu_sh.count_pairs_device(dt, doff, dq, doff, a.bits)), cpu_counts))
+        kernel = dict(kernel_seconds=f"{ksec:.6f}", kernel_bases_per_s=f"{2 * n * L / ksec:.3e}",
+                      packed_seconds=f"{csec:.6f}", packed_bases_per_s=f"{2 * n * L / csec:.3e}",
+                      kernel_counts_equal_cpu=same)
     _result(bench="seedhit-pairs", backend=a.backend, pairs=n, length=L, bits=a.bits, seconds=f"{sec:.4f}",
-            bases_per_s=f"{2 * n * L / sec:.3e}", passed=int(ok.sum()), similar=int(half.sum()),
+            bases_per_s=f"{2 * n * L / sec:.3e}", **kernel, passed=int(ok.sum()), similar=int(half.sum()),
             similar_rejected=int((~ok & half).sum()))
 
 
@@ -163,7 +195,7 @@ def main(argv=None):
                             type=str if default is None else type(default))
         sp.set_defaults(func=func)
 
-    command("seedhit-pairs", seedhit_pairs, pairs=1_000_000, length=256, bits=16, min_identity=90.0)
+    command("seedhit-pairs", seedhit_pairs, pairs=1_000_000, length=256, bits=16, min_identity=90.0, repeats=20)
     command("seedhit-units", seedhit_units, target="bacteria/E.Coli_MG1655-K12.fa.gz",
             query="bacteria/E.Coli_DH1.fa.gz", bits=16, window=256, min_identity=90.0)
     # --index: save the index there, or reuse it

@@ -43,6 +43,25 @@ def test_seedhit_counts_gpu_equal_cpu(pair, bits):
     assert np.array_equal(cw, gw)
 
 
+
+@pytest.mark.parametrize("bits", [8, 10, 16])
+def test_seedhit_uneven_pairs_gpu_equal_cpu(pair, bits):
+    """Pairs of any length: empty, shorter than a b-mer, across N runs, and targets longer than the table."""
+    t, q = pair
+    rng = np.random.default_rng(bits)
+    tl = rng.integers(0, 3000, 2000)
+    tl[:4] = [0, bits // 2 - 1, 1, 200_000]
+    ql = rng.integers(0, 3000, 2000)
+    ql[4:8] = [0, 1, bits // 2, 90_000]
+    t_off = np.concatenate(([0], np.cumsum(tl)))
+    q_off = np.concatenate(([0], np.cumsum(ql)))
+    tt = np.resize(t, t_off[-1])           # cycles through the N run and the separator
+    qq = np.resize(q, q_off[-1])
+    cpu = seedhit.count_pairs(tt, t_off, qq, q_off, bits, backend="cpu")
+    gpu = seedhit.count_pairs(tt, t_off, qq, q_off, bits, backend="gpu")
+    assert np.array_equal(cpu, gpu)
+    assert cpu[3] > 0 and cpu[0] == 0
+
 def test_candidate_filter_gpu_equals_cpu():
     rng = np.random.default_rng(3)
     hq = np.sort(rng.integers(0, 1_000_000, 200_000))
