@@ -131,11 +131,17 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             int i = base + rank;
             if (i >= hi) break;
             int j = d - i;
+            // the cell's three global reads, issued together before any of them is needed: its
+            // letters (clamped to the side's first letter on the edges, where they are not used)
+            // and its first wall slot
+            const int tc = tn > 0 ? t[t0 + tstep * (j >= 1 ? j - 1 : 0)] : 0;
+            const int qc = qn > 0 ? q[q0 + qstep * (i >= 1 ? i - 1 : 0)] : 0;
+            const int* w = walls + (wt0 + tstep * j) * nslot * 2;
+            const int whi0 = w[1];
             int sub = NEG;
             if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2) {
                 int hp = HA[(i - 1) & mask];
-                if (hp > NEG)
-                    sub = hp + mat[t[t0 + tstep * (j - 1)] * msize + q[q0 + qstep * (i - 1)]];
+                if (hp > NEG) sub = hp + mat[tc * msize + qc];
             }
             int e = NEG, ebit = 0;
             if (j >= 1 && i >= lo1 && i < hi1) {
@@ -155,12 +161,10 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             if (e > h) { h = e; src = 1; }
             if (f > h) { h = f; src = 2; }
             bool dead = h < floor_ || h <= NEG || (long long)(j - i) == barrier;
-            if (!dead) {
-                long long lt = wt0 + tstep * j;
+            if (!dead && whi0 != 0) {
                 long long lq = wq0 + qstep * i;
-                const int* w = walls + lt * nslot * 2;
                 for (int k = 0; k < nslot; ++k) {
-                    int whi = w[2 * k + 1];
+                    int whi = k ? w[2 * k + 1] : whi0;
                     if (whi == 0) break;
                     if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
                 }
