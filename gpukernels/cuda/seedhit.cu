@@ -133,6 +133,27 @@ __device__ __forceinline__ bool short_pair(PairSpan s, int L)
     return s.thi - s.tlo - L < SH_STRETCH && s.qhi - s.qlo - L < SH_STRETCH;
 }
 
+// The lane's words of both sides of a short pair (zeros where the lane has no
+// word start, and for any other pair).
+__device__ __forceinline__ void fetch_pair(const unsigned int* tp, const unsigned int* tinv, const unsigned int* qp,
+                                           const unsigned int* qinv, PairSpan s, int L, long long at, LaneWords& tw,
+                                           LaneWords& qw)
+{
+    tw = qw = {0u, 0u, 0u, 0u};
+    if (!short_pair(s, L)) return;
+    if (s.tlo + at <= s.thi - L) tw = fetch_words(tp, tinv, s.tlo + at);
+    if (s.qlo + at <= s.qhi - L) qw = fetch_words(qp, qinv, s.qlo + at);
+}
+
+// decode_keys of the lane's word starts in [lo, hi), all SH_NONE when it has none.
+__device__ __forceinline__ void lane_keys(LaneWords w, long long lo, long long hi, int L, long long at,
+                                          unsigned int* keys)
+{
+#pragma unroll
+    for (int k = 0; k < SH_SPAN; ++k) keys[k] = SH_NONE;
+    if (lo + at <= hi - L) decode_keys(w, lo + at, hi, L, keys);
+}
+
 extern "C" {
 
 // Pair i: the count of query positions of q[q_off[i]:q_off[i+1]] whose b-mer
@@ -155,25 +176,17 @@ __global__ void count_pairs(const unsigned int* tp, const unsigned int* tinv, co
     long long stride = (long long)gridDim.x * per_block;
     long long i = (long long)blockIdx.x * per_block + warp, at = lane * SH_SPAN;
     PairSpan cur = pair_span(t_off, q_off, i, npairs), nxt = pair_span(t_off, q_off, i + stride, npairs);
-    LaneWords tw = {0u, 0u, 0u, 0u}, qw = tw;
-    if (i < npairs && short_pair(cur, L)) {
-        if (cur.tlo + at <= cur.thi - L) tw = fetch_words(tp, tinv, cur.tlo + at);
-        if (cur.qlo + at <= cur.qhi - L) qw = fetch_words(qp, qinv, cur.qlo + at);
-    }
+    LaneWords tw, qw;
+    fetch_pair(tp, tinv, qp, qinv, cur, L, at, tw, qw);
     for (; i < npairs; i += stride) {
         PairSpan after = pair_span(t_off, q_off, i + 2 * stride, npairs);
-        LaneWords ntw = {0u, 0u, 0u, 0u}, nqw = ntw;
-        if (i + stride < npairs && short_pair(nxt, L)) {
-            if (nxt.tlo + at <= nxt.thi - L) ntw = fetch_words(tp, tinv, nxt.tlo + at);
-            if (nxt.qlo + at <= nxt.qhi - L) nqw = fetch_words(qp, qinv, nxt.qlo + at);
-        }
+        LaneWords ntw, nqw;
+        fetch_pair(tp, tinv, qp, qinv, nxt, L, at, ntw, nqw);
         unsigned long long cnt;
         if (short_pair(cur, L)) {
             unsigned int tk[SH_SPAN], qk[SH_SPAN];
-#pragma unroll
-            for (int k = 0; k < SH_SPAN; ++k) tk[k] = qk[k] = SH_NONE;
-            if (cur.tlo + at <= cur.thi - L) decode_keys(tw, cur.tlo + at, cur.thi, L, tk);
-            if (cur.qlo + at <= cur.qhi - L) decode_keys(qw, cur.qlo + at, cur.qhi, L, qk);
+            lane_keys(tw, cur.tlo, cur.thi, L, at, tk);
+            lane_keys(qw, cur.qlo, cur.qhi, L, at, qk);
             apply_keys<SH_SET>(tk, table);
             __syncwarp();
             cnt = __reduce_add_sync(0xffffffffu, apply_keys<SH_COUNT>(qk, table));   // at most 256
