@@ -22,20 +22,26 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 
-def _parity(alns, target, query, tpath, qpath):
-    """Compare the warm-up's PAF with the CPU PAF cached by tests/gpu_reference.py (no CPU run)."""
-    import gzip
+def _paf_bytes(alns, target, query):
+    """The bytes ``ava align`` would write for ``alns`` as PAF."""
     import tempfile
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
-    import gpu_reference as ref
     from gpukernels.formats import write_alignments
-    cached = ref.CACHE / f"{ref.cache_key(tpath, qpath, ())}.paf.gz"
-    if not cached.exists():
-        return "no cached CPU PAF"
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "gpu.paf")
         write_alignments(alns, target, query, out, fmt="paf")
-        mine = open(out, "rb").read()
+        with open(out, "rb") as fh:
+            return fh.read()
+
+
+def _parity(alns, target, query, tpath, qpath):
+    """Compare the warm-up's PAF with the CPU PAF cached by tests/gpu_reference.py (no CPU run)."""
+    import gzip
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+    import gpu_reference as ref
+    cached = ref.CACHE / f"{ref.cache_key(tpath, qpath, ())}.paf.gz"
+    if not cached.exists():
+        return "no cached CPU PAF"
+    mine = _paf_bytes(alns, target, query)
     with gzip.open(cached, "rb") as fh:
         theirs = fh.read()
     return "byte-identical" if mine == theirs else f"DIFFERENT ({len(mine)} vs {len(theirs)} bytes)"

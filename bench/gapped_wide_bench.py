@@ -22,6 +22,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+sys.path.insert(0, HERE)
 
 
 def main(argv=None):
@@ -32,10 +33,10 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=5)
     args = p.parse_args(argv)
 
-    import cupy as cp
     import numpy as np
     from gpukernels.genome import read_fasta
     from gpukernels.gpu import gapped as gg
+    from gpu_timing import gpu_seconds
     from test_gpu_gapped_waves import strand_inputs
 
     t, q = read_fasta(args.target), read_fasta(args.query)
@@ -48,14 +49,8 @@ def main(argv=None):
     first = None
     for name, wide, threads in shapes:
         gg.WIDE_THREADS = threads
-        res, _ = runner.inspect(tasks, wide)            # warm-up (and compilation)
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        for _ in range(args.repeats):
-            res, _ = runner.inspect(tasks, wide)
-        stop.record()
-        stop.synchronize()
-        ms = cp.cuda.get_elapsed_time(start, stop) / args.repeats
+        sec, (res, _) = gpu_seconds(lambda: runner.inspect(tasks, wide), args.repeats)   # warm-up compiles
+        ms = 1000.0 * sec
         ok = res[:, gg.R_STATUS] == 0
         diag = res[:, gg.R_IMAX] + res[:, gg.R_JMAX]
         longest = int(diag[ok].max()) if ok.any() else 0

@@ -24,6 +24,7 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 DATA = pathlib.Path(os.environ.get("AVA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
@@ -34,19 +35,6 @@ def _genome(rel):
 
 def _result(**kv):
     print("RESULT " + " ".join(f"{k}={v}" for k, v in kv.items()), flush=True)
-
-
-def _kernel_seconds(func, repeats):
-    """Mean seconds of ``func()`` on the GPU by CUDA events, after one warm-up call."""
-    import cupy as cp
-    func()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    for _ in range(repeats):
-        func()
-    stop.record()
-    stop.synchronize()
-    return cp.cuda.get_elapsed_time(start, stop) / 1000.0 / repeats
 
 
 def seedhit_pairs(a):
@@ -72,13 +60,14 @@ def seedhit_pairs(a):
     kernel = {}
     if a.backend == "gpu":
         import cupy as cp
+        from gpu_timing import gpu_seconds
         from gpukernels.gpu import seedhit as gpu_sh
         dt, doff, dq = cp.asarray(t), cp.asarray(off), cp.asarray(q)
-        ksec = _kernel_seconds(lambda: gpu_sh.count_pairs_device(dt, doff, dq, doff, a.bits), a.repeats)
+        ksec, got = gpu_seconds(lambda: gpu_sh.count_pairs_device(dt, doff, dq, doff, a.bits), a.repeats)
         pt, pq = gpu_sh.pack(dt), gpu_sh.pack(dq)
-        csec = _kernel_seconds(lambda: gpu_sh.count_packed_device(pt, doff, pq, doff, a.bits), a.repeats)
+        csec, _ = gpu_seconds(lambda: gpu_sh.count_packed_device(pt, doff, pq, doff, a.bits), a.repeats)
         cpu_counts = seedhit.count_pairs(t, off, q, off, a.bits, backend="cpu")
-        same = bool(np.array_equal(cp.asnumpy(gpu_sh.count_pairs_device(dt, doff, dq, doff, a.bits)), cpu_counts))
+        same = bool(np.array_equal(cp.asnumpy(got), cpu_counts))
         kernel = dict(kernel_seconds=f"{ksec:.6f}", kernel_bases_per_s=f"{2 * n * L / ksec:.3e}",
                       packed_seconds=f"{csec:.6f}", packed_bases_per_s=f"{2 * n * L / csec:.3e}",
                       kernel_counts_equal_cpu=same)

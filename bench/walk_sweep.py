@@ -19,20 +19,11 @@ import argparse
 import functools
 import os
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-
-
-def _paf_bytes(alns, target, query):
-    from gpukernels.formats import write_alignments
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "gpu.paf")
-        write_alignments(alns, target, query, out, fmt="paf")
-        return open(out, "rb").read()
 
 
 def main(argv=None):
@@ -44,7 +35,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     import cupy as cp
-    from engine_bench import _parity
+    from engine_bench import _paf_bytes, _parity
     from gpukernels.engine import AlignOptions, align
     from gpukernels.genome import read_fasta
     from gpukernels.gpu import gapped as gg

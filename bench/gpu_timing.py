@@ -1,0 +1,22 @@
+"""CUDA-event timing shared by the device benchmarks (METHOD.md: events, after a warm-up)."""
+
+from __future__ import annotations
+
+
+def gpu_seconds(func, repeats):
+    """Mean seconds of ``func()`` on the current stream, by CUDA events, after one warm-up call.
+
+    Returns
+    -------
+    tuple
+        ``(seconds, result)``: the mean time of one call and the last call's result.
+    """
+    import cupy as cp
+    out = func()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for _ in range(repeats):
+        out = func()
+    stop.record()
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) / 1000.0 / repeats, out
