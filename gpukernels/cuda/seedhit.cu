@@ -60,63 +60,112 @@ __global__ void pack_codes(const unsigned char* s, long long n, unsigned int* pa
 // takes the word starts lo + 8j .. lo + 8j + 7 of each 256-start stretch: two
 // packed words and two invalid words give all eight keys. A key is the
 // word's letters in packed order: any one-to-one key gives the same counts as
-// the CPU twin's.
+// the CPU twin's. The word length L = bits / 2 is a template parameter, so a
+// lane's keys cost a few shifts each and no branch.
 #define SH_SPAN 8
 #define SH_STRETCH (32 * SH_SPAN)
-#define SH_NONE 0xffffffffu
 
 struct LaneWords { unsigned int p0, p1, i0, i1; };
-struct PairSpan { long long tlo, thi, qlo, qhi; };
 
-__device__ __forceinline__ LaneWords fetch_words(const unsigned int* packed, const unsigned int* invalid, long long base)
+// A pair: where each side starts and ends, as read (no arithmetic on a read
+// value until it is used, so a read ahead never waits).
+struct PairSpan {
+    long long tlo, thi, qlo, qhi;
+    __device__ __forceinline__ long long tlen() const { return thi - tlo; }
+    __device__ __forceinline__ long long qlen() const { return qhi - qlo; }
+};
+
+// The eight keys of a lane: key k is (letters >> 2k) masked to 2L bits, and
+// it counts when bit k of good is set (its L letters are all A, C, G or T
+// and inside the sequence).
+struct LaneKeys { unsigned int letters, good; };
+
+__device__ __forceinline__ LaneWords fetch_words(const unsigned int* packed, const unsigned int* invalid,
+                                                 unsigned long long base)
 {
-    return {__ldg(packed + (base >> 4)), __ldg(packed + (base >> 4) + 1),
-            __ldg(invalid + (base >> 5)), __ldg(invalid + (base >> 5) + 1)};
+    unsigned int p = (unsigned int)(base >> 4), v = (unsigned int)(base >> 5);   // < 2^32 words
+    return {__ldg(packed + p), __ldg(packed + p + 1), __ldg(invalid + v), __ldg(invalid + v + 1)};
 }
 
-// Keys of the word starts base .. base+7 of a sequence ending at hi (SH_NONE:
-// the word holds N or a separator, or runs past hi). base <= hi - L. The 15
-// letters needed fit 32-bit words: letters in b (2 bits each), bad starts in
-// bad (bit k: one of the letters k .. k+L-1 is invalid).
-__device__ __forceinline__ void decode_keys(LaneWords w, long long base, long long hi, int L, unsigned int* keys)
+// Bit k set when one of the bits k .. k+L-1 of inv is: doubling shifts.
+template <int L>
+__device__ __forceinline__ unsigned int spread_bad(unsigned int inv)
 {
-    unsigned int b = (unsigned int)(((unsigned long long)w.p0 | ((unsigned long long)w.p1 << 32)) >> (2 * (base & 15)));
-    unsigned int inv = (unsigned int)(((unsigned long long)w.i0 | ((unsigned long long)w.i1 << 32)) >> (base & 31));
-    long long have = hi - base;                                // letters of this sequence from base
+    int c = 1;
+#pragma unroll
+    for (; 2 * c <= L; c *= 2) inv |= inv >> c;
+    if (c < L) inv |= inv >> (L - c);
+    return inv;
+}
+
+// Keys of the word starts base .. base+7 of a sequence with have letters
+// from base on; none when have < L. The 15 letters needed fit 32 bits.
+template <int L>
+__device__ __forceinline__ LaneKeys decode_keys(LaneWords w, unsigned long long base, int have)
+{
+    if (have < L) return {0u, 0u};
+    unsigned int letters = __funnelshift_r(w.p0, w.p1, 2 * (int)(base & 15));
+    unsigned int inv = __funnelshift_r(w.i0, w.i1, (int)(base & 31));
     if (have < 32) inv |= ~0u << have;
-    unsigned int bad = inv;
-    for (int k = 1; k < L; ++k) bad |= inv >> k;
-    unsigned int kmask = (1u << (2 * L)) - 1u;
+    return {letters, ~spread_bad<L>(inv) & ((1u << SH_SPAN) - 1u)};
+}
+
+// Shared-memory byte address of each key's table word (table: the table's
+// address); a key that does not count goes to pad, a word of the lane's own
+// bank beside the table. The key's bit in its word is its low 5 bits.
+template <int L>
+__device__ __forceinline__ void key_addrs(LaneKeys lk, unsigned int table, unsigned int pad, unsigned int* addr)
+{
+    constexpr unsigned int word_bytes = (((1u << (2 * L)) - 1u) >> 5) << 2;
 #pragma unroll
     for (int k = 0; k < SH_SPAN; ++k)
-        keys[k] = (bad >> k) & 1u ? SH_NONE : (b >> (2 * k)) & kmask;
+        addr[k] = (lk.good >> k) & 1u ? table + ((lk.letters >> (2 * k + 3)) & word_bytes) : pad;
 }
 
-enum { SH_SET = 0, SH_COUNT = 1, SH_UNSET = 2 };
+// The three table operations, with no branch: keys that do not count set
+// bits in the lane's set pad, and read the lane's zero pad, which nothing
+// sets. Inline PTX on shared addresses, so the compiler neither branches
+// nor converts addresses.
+__device__ __forceinline__ void set_keys(LaneKeys lk, const unsigned int* addr)
+{
+#pragma unroll
+    for (int k = 0; k < SH_SPAN; ++k)
+        asm volatile("red.shared.or.b32 [%0], %1;" :: "r"(addr[k]), "r"(__funnelshift_l(0u, 1u, lk.letters >> (2 * k)))
+                     : "memory");
+}
 
-template <int OP>
-__device__ __forceinline__ unsigned int apply_keys(const unsigned int* keys, unsigned int* table)
+__device__ __forceinline__ unsigned int count_keys(LaneKeys lk, const unsigned int* addr)
 {
     unsigned int cnt = 0;
 #pragma unroll
     for (int k = 0; k < SH_SPAN; ++k) {
-        unsigned int key = keys[k];
-        if (key == SH_NONE) continue;
-        if (OP == SH_SET) atomicOr(&table[key >> 5], 1u << (key & 31));
-        else if (OP == SH_COUNT) cnt += (table[key >> 5] >> (key & 31)) & 1u;
-        else table[key >> 5] = 0u;
+        unsigned int v;
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr[k]) : "memory");
+        cnt += __funnelshift_r(v, 0u, lk.letters >> (2 * k)) & 1u;
     }
     return cnt;
 }
 
-template <int OP>
-__device__ __forceinline__ unsigned int warp_walk(const unsigned int* packed, const unsigned int* invalid, long long lo,
-                                                  long long hi, int L, unsigned int* table, int lane)
+__device__ __forceinline__ void unset_keys(const unsigned int* addr)
 {
-    unsigned int cnt = 0, keys[SH_SPAN];
-    for (long long base = lo + lane * SH_SPAN; base <= hi - L; base += SH_STRETCH) {
-        decode_keys(fetch_words(packed, invalid, base), base, hi, L, keys);
-        cnt += apply_keys<OP>(keys, table);
+#pragma unroll
+    for (int k = 0; k < SH_SPAN; ++k) asm volatile("st.shared.u32 [%0], %1;" :: "r"(addr[k]), "r"(0u) : "memory");
+}
+
+enum { SH_SET = 0, SH_COUNT = 1, SH_UNSET = 2 };
+
+// One pass of the warp over all word starts of a side (pairs longer than a stretch).
+template <int L, int OP>
+__device__ __forceinline__ unsigned int warp_walk(const unsigned int* packed, const unsigned int* invalid, long long lo,
+                                                  long long len, unsigned int table, unsigned int pad, int lane)
+{
+    unsigned int cnt = 0, addr[SH_SPAN];
+    for (long long at = lane * SH_SPAN; at <= len - L; at += SH_STRETCH) {
+        LaneKeys lk = decode_keys<L>(fetch_words(packed, invalid, lo + at), lo + at, (int)min(len - at, 32LL));
+        key_addrs<L>(lk, table, pad, addr);
+        if (OP == SH_SET) set_keys(lk, addr);
+        else if (OP == SH_COUNT) cnt += count_keys(lk, addr);
+        else unset_keys(addr);
     }
     return cnt;
 }
@@ -128,84 +177,125 @@ __device__ __forceinline__ PairSpan pair_span(const long long* t_off, const long
 }
 
 // Both sides one stretch: every word start within the first 256.
-__device__ __forceinline__ bool short_pair(PairSpan s, int L)
+template <int L>
+__device__ __forceinline__ bool short_pair(PairSpan s)
 {
-    return s.thi - s.tlo - L < SH_STRETCH && s.qhi - s.qlo - L < SH_STRETCH;
+    return s.tlen() - L < SH_STRETCH && s.qlen() - L < SH_STRETCH;
 }
 
 // The lane's words of both sides of a short pair (zeros where the lane has no
 // word start, and for any other pair).
+template <int L>
 __device__ __forceinline__ void fetch_pair(const unsigned int* tp, const unsigned int* tinv, const unsigned int* qp,
-                                           const unsigned int* qinv, PairSpan s, int L, long long at, LaneWords& tw,
+                                           const unsigned int* qinv, PairSpan s, int at, LaneWords& tw,
                                            LaneWords& qw)
 {
     tw = qw = {0u, 0u, 0u, 0u};
-    if (!short_pair(s, L)) return;
-    if (s.tlo + at <= s.thi - L) tw = fetch_words(tp, tinv, s.tlo + at);
-    if (s.qlo + at <= s.qhi - L) qw = fetch_words(qp, qinv, s.qlo + at);
+    if (!short_pair<L>(s)) return;
+    if (at <= (int)s.tlen() - L) tw = fetch_words(tp, tinv, s.tlo + at);
+    if (at <= (int)s.qlen() - L) qw = fetch_words(qp, qinv, s.qlo + at);
 }
 
-// decode_keys of the lane's word starts in [lo, hi), all SH_NONE when it has none.
-__device__ __forceinline__ void lane_keys(LaneWords w, long long lo, long long hi, int L, long long at,
-                                          unsigned int* keys)
+// The bit table of one warp and where it lies in shared memory.
+struct WarpTable { unsigned int* words; unsigned int addr, set_pad, zero_pad; int size; };
+
+// Count pair i into out[i] (its span in cur, the lane's words of a short
+// pair in tw, qw), while the words of the next pair (span nxt) are read into
+// ntw, nqw and, once cur is no longer needed, the span of the pair after
+// that into cur. The loop calls it with the two slots swapped, so nothing
+// read ahead is copied (a copy would wait for the read).
+template <int L>
+__device__ __forceinline__ void count_step(const unsigned int* tp, const unsigned int* tinv, const long long* t_off,
+                                           const unsigned int* qp, const unsigned int* qinv, const long long* q_off,
+                                           long long npairs, long long i, long long stride, WarpTable tab, int lane,
+                                           PairSpan& cur, LaneWords tw, LaneWords qw, PairSpan nxt, LaneWords& ntw,
+                                           LaneWords& nqw, long long* out)
 {
-#pragma unroll
-    for (int k = 0; k < SH_SPAN; ++k) keys[k] = SH_NONE;
-    if (lo + at <= hi - L) decode_keys(w, lo + at, hi, L, keys);
+    int at = lane * SH_SPAN;
+    fetch_pair<L>(tp, tinv, qp, qinv, nxt, at, ntw, nqw);
+    unsigned int cnt;
+    if (short_pair<L>(cur)) {
+        unsigned int ta[SH_SPAN], qa[SH_SPAN];
+        LaneKeys tk = decode_keys<L>(tw, cur.tlo + at, (int)cur.tlen() - at);
+        LaneKeys qk = decode_keys<L>(qw, cur.qlo + at, (int)cur.qlen() - at);
+        cur = pair_span(t_off, q_off, i + 2 * stride, npairs);
+        key_addrs<L>(tk, tab.addr, tab.set_pad, ta);
+        key_addrs<L>(qk, tab.addr, tab.zero_pad, qa);
+        set_keys(tk, ta);
+        __syncwarp();
+        cnt = count_keys(qk, qa);
+        __syncwarp();
+        unset_keys(ta);
+    } else {
+        PairSpan s = cur;
+        cur = pair_span(t_off, q_off, i + 2 * stride, npairs);
+        warp_walk<L, SH_SET>(tp, tinv, s.tlo, s.tlen(), tab.addr, tab.set_pad, lane);
+        __syncwarp();
+        cnt = warp_walk<L, SH_COUNT>(qp, qinv, s.qlo, s.qlen(), tab.addr, tab.zero_pad, lane);
+        __syncwarp();
+        if (s.tlen() <= 2LL * tab.size)
+            warp_walk<L, SH_UNSET>(tp, tinv, s.tlo, s.tlen(), tab.addr, tab.set_pad, lane);
+        else for (int w = lane; w < tab.size; w += 32) tab.words[w] = 0u;
+    }
+    cnt = __reduce_add_sync(0xffffffffu, cnt);
+    if (lane == 0) out[i] = (long long)cnt;
+    __syncwarp();
+}
+
+// Pair i: the count of query positions of q[q_off[i]:q_off[i+1]] whose b-mer
+// occurs in t[t_off[i]:t_off[i+1]] (t and q as pack_codes left them). Each
+// warp takes the pairs i, i + stride, ... Tables are cleared once per warp,
+// then after each pair by unsetting the target's words. Short pairs are
+// pipelined (count_step): the words of the next pair and the span of the one
+// after are read while this one is counted, and the target's table addresses
+// stay in registers for the unsetting. Longer pairs walk their stretches, and
+// wipe the table when that is cheaper than a walk.
+template <int L>
+__device__ __forceinline__ void count_pairs_body(const unsigned int* tp, const unsigned int* tinv, const long long* t_off,
+                                                 const unsigned int* qp, const unsigned int* qinv,
+                                                 const long long* q_off, long long npairs, int bits, long long* out)
+{
+    extern __shared__ unsigned int tables[];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, per_block = blockDim.x >> 5;
+    int words = max(1, (1 << bits) >> 5), padded = (words + 31) / 32 * 32 + 64;   // table, set pad, zero pad
+    WarpTable tab;
+    tab.words = tables + (long long)warp * padded;
+    tab.addr = (unsigned int)__cvta_generic_to_shared(tab.words);
+    tab.set_pad = tab.addr + 4 * (padded - 64 + lane);
+    tab.zero_pad = tab.set_pad + 128;
+    tab.size = words;
+    for (int w = lane; w < padded; w += 32) tab.words[w] = 0u;
+    __syncwarp();
+    long long stride = (long long)gridDim.x * per_block;
+    long long i = (long long)blockIdx.x * per_block + warp;
+    PairSpan sa = pair_span(t_off, q_off, i, npairs), sb = pair_span(t_off, q_off, i + stride, npairs);
+    LaneWords ta, qa, tb, qb;
+    fetch_pair<L>(tp, tinv, qp, qinv, sa, lane * SH_SPAN, ta, qa);
+    while (i < npairs) {
+        count_step<L>(tp, tinv, t_off, qp, qinv, q_off, npairs, i, stride, tab, lane, sa, ta, qa, sb, tb, qb, out);
+        i += stride;
+        if (i >= npairs) break;
+        count_step<L>(tp, tinv, t_off, qp, qinv, q_off, npairs, i, stride, tab, lane, sb, tb, qb, sa, ta, qa, out);
+        i += stride;
+    }
 }
 
 extern "C" {
 
-// Pair i: the count of query positions of q[q_off[i]:q_off[i+1]] whose b-mer
-// occurs in t[t_off[i]:t_off[i+1]] (t and q as pack_codes left them). Tables
-// are cleared once per warp, then after each pair by unsetting the target's
-// words. Short pairs are pipelined: the words of the next pair are read while
-// this one is counted (the offsets two pairs ahead), and the target's keys
-// stay in registers for the unsetting. Longer pairs walk their stretches, and
-// wipe the table when that is cheaper than a walk.
-__global__ void count_pairs(const unsigned int* tp, const unsigned int* tinv, const long long* t_off,
-                            const unsigned int* qp, const unsigned int* qinv, const long long* q_off,
-                            long long npairs, int bits, long long* out)
-{
-    extern __shared__ unsigned int tables[];
-    int L = bits / 2, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, per_block = blockDim.x >> 5;
-    int words = max(1, (1 << bits) >> 5);
-    unsigned int* table = tables + (long long)warp * words;
-    for (int w = lane; w < words; w += 32) table[w] = 0u;
-    __syncwarp();
-    long long stride = (long long)gridDim.x * per_block;
-    long long i = (long long)blockIdx.x * per_block + warp, at = lane * SH_SPAN;
-    PairSpan cur = pair_span(t_off, q_off, i, npairs), nxt = pair_span(t_off, q_off, i + stride, npairs);
-    LaneWords tw, qw;
-    fetch_pair(tp, tinv, qp, qinv, cur, L, at, tw, qw);
-    for (; i < npairs; i += stride) {
-        PairSpan after = pair_span(t_off, q_off, i + 2 * stride, npairs);
-        LaneWords ntw, nqw;
-        fetch_pair(tp, tinv, qp, qinv, nxt, L, at, ntw, nqw);
-        unsigned long long cnt;
-        if (short_pair(cur, L)) {
-            unsigned int tk[SH_SPAN], qk[SH_SPAN];
-            lane_keys(tw, cur.tlo, cur.thi, L, at, tk);
-            lane_keys(qw, cur.qlo, cur.qhi, L, at, qk);
-            apply_keys<SH_SET>(tk, table);
-            __syncwarp();
-            cnt = __reduce_add_sync(0xffffffffu, apply_keys<SH_COUNT>(qk, table));   // at most 256
-            __syncwarp();
-            apply_keys<SH_UNSET>(tk, table);
-        } else {
-            warp_walk<SH_SET>(tp, tinv, cur.tlo, cur.thi, L, table, lane);
-            __syncwarp();
-            cnt = warp_walk<SH_COUNT>(qp, qinv, cur.qlo, cur.qhi, L, table, lane);
-            __syncwarp();
-            if (cur.thi - cur.tlo <= 2LL * words) warp_walk<SH_UNSET>(tp, tinv, cur.tlo, cur.thi, L, table, lane);
-            else for (int w = lane; w < words; w += 32) table[w] = 0u;
-            for (int o = 16; o > 0; o >>= 1) cnt += __shfl_down_sync(0xffffffffu, cnt, o);
-        }
-        if (lane == 0) out[i] = (long long)cnt;
-        __syncwarp();
-        cur = nxt; nxt = after; tw = ntw; qw = nqw;
+// count_pairs_<L>: count_pairs_body for words of L letters (bits = 2L or 2L + 1).
+#define SH_COUNT_PAIRS(L)                                                                                          \
+    __global__ void count_pairs_##L(const unsigned int* tp, const unsigned int* tinv, const long long* t_off,       \
+                                    const unsigned int* qp, const unsigned int* qinv, const long long* q_off,       \
+                                    long long npairs, int bits, long long* out)                                     \
+    {                                                                                                               \
+        count_pairs_body<L>(tp, tinv, t_off, qp, qinv, q_off, npairs, bits, out);                                   \
     }
-}
+SH_COUNT_PAIRS(4)
+SH_COUNT_PAIRS(5)
+SH_COUNT_PAIRS(6)
+SH_COUNT_PAIRS(7)
+SH_COUNT_PAIRS(8)
+#undef SH_COUNT_PAIRS
 
 // Key of the word starting at each position p < n (-1: it holds N or a
 // separator, or runs past the end). Read once, by every target window.

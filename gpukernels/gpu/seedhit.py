@@ -9,13 +9,19 @@ from . import to_device
 _THREADS = 256
 
 
-def _k(name):
+def _k(name, options=()):
     from ..cuda import get_kernel
-    return get_kernel("seedhit", name)
+    return get_kernel("seedhit", name, ("-std=c++17",) + tuple(options))
 
 
 def _smem(bits):
+    """Bytes of a bit table of ``2**bits`` bits (``window_counts``)."""
     return max(4, ((1 << bits) >> 5) * 4)
+
+
+def _pair_smem(bits):
+    """Bytes of one ``count_pairs`` table: ``2**bits`` bits in whole banks, then two pads of 32 words."""
+    return (_smem(bits) + 127) // 128 * 128 + 256
 
 
 def _pair_launch(bits):
@@ -28,9 +34,10 @@ def _pair_launch(bits):
     per warp, and no block waits for a second wave.
     """
     import cupy as cp
-    warps = max(1, min(8, (32 * 1024) // _smem(bits)))
+    warps = max(1, min(8, (32 * 1024) // _pair_smem(bits)))
     attrs = cp.cuda.Device().attributes
-    per_sm = min(2048 // (32 * warps), attrs["MaxSharedMemoryPerMultiprocessor"] // (warps * _smem(bits) + 1024), 32)
+    per_sm = min(2048 // (32 * warps),
+                 attrs["MaxSharedMemoryPerMultiprocessor"] // (warps * _pair_smem(bits) + 1024), 32)
     return warps, max(1, per_sm) * attrs["MultiProcessorCount"]
 
 
@@ -58,9 +65,10 @@ def count_packed_device(t_packed, t_off, q_packed, q_off, bits):
     if n > 0:
         warps, blocks = _pair_launch(bits)
         blocks = int(min(blocks, (n + warps - 1) // warps))
-        _k("count_pairs")((blocks,), (32 * warps,), (*t_packed, t_off, *q_packed, to_device(q_off, np.int64),
-                                                     np.int64(n), np.int32(bits), out),
-                          shared_mem=warps * _smem(bits))
+        kernel = _k(f"count_pairs_{bits // 2}")             # word length a template parameter
+        kernel((blocks,), (32 * warps,), (*t_packed, t_off, *q_packed, to_device(q_off, np.int64),
+                                          np.int64(n), np.int32(bits), out),
+               shared_mem=warps * _pair_smem(bits))
     return out
 
 
