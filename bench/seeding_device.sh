@@ -28,5 +28,7 @@ timeout "$T" python3 bench/seeding_bench.py fmindex --queries 1000000 --length 2
 timeout "$T" python3 bench/seeding_bench.py gecko --backend gpu 2>&1 | tee "$OUT/gecko.txt"
 # 5. Candidate filter vs none on the H. pylori pair (GPU)
 timeout "$T" python3 bench/seeding_bench.py filter --backend gpu 2>&1 | tee "$OUT/filter.txt"
-grep -h RESULT "$OUT"/*.txt > "$OUT/results.txt" || true
+rm -f "$OUT/results.txt"
+grep -h RESULT "$OUT"/*.txt > "$OUT/results.tmp" || true
+mv "$OUT/results.tmp" "$OUT/results.txt"
 cat "$OUT/results.txt"
