@@ -41,15 +41,13 @@ struct Task {
 
 
 // Live range and best substitution cell (ties: smaller i) of an anti-diagonal,
-// over the group. WIDE: each warp's lane 0 folds its warp's values into
-// red[d % 3] with shared-memory atomics (the best cell as one 64-bit key:
-// score high, complement of i low, so the maximum is the best score at the
-// smallest i), one __syncthreads, then everyone reads them; thread 0 resets
-// the buffer of d + 2, which nobody reads or writes until the barrier of
-// d + 1 has passed. The cost does not grow with the number of warps.
-struct Red { int nlo, nhi; unsigned long long key; };
-
-#define KEY_OFF (1LL << 30)
+// over the group: warp reductions. WIDE: each warp's lane 0 writes its
+// warp's share to its slot of red[d % 2] (plain stores), one __syncthreads,
+// then lane w of every warp reads warp w's share and the warp folds them the
+// same way. The slots of d are written again only at d + 2, after the
+// barrier of d + 1, which every thread passes after reading them. No
+// atomics (a 64-bit shared atomicMax is a compare-and-swap loop).
+struct Red { int nlo, nhi, m, at; };
 
 template <bool WIDE>
 __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int& dbi, Red* red, int d)
@@ -57,22 +55,17 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
     nlo = __reduce_min_sync(FULL, nlo);
     nhi = __reduce_max_sync(FULL, nhi);
     int m = __reduce_max_sync(FULL, dbest);
-    unsigned mine = (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu;
-    unsigned at = __reduce_min_sync(FULL, mine);
+    unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
     if (WIDE) {
-        Red* r = red + d % 3;
-        if ((threadIdx.x & 31) == 0) {
-            atomicMin(&r->nlo, nlo);
-            atomicMax(&r->nhi, nhi);
-            atomicMax(&r->key, ((unsigned long long)(m + KEY_OFF) << 32) | (0xffffffffu - at));
-        }
+        Red* r = red + 32 * (d & 1);
+        const int lane = threadIdx.x & 31;
+        if (lane == 0) r[threadIdx.x >> 5] = {nlo, nhi, m, (int)at};
         __syncthreads();
-        nlo = r->nlo;
-        nhi = r->nhi;
-        const unsigned long long key = r->key;
-        m = (int)((long long)(key >> 32) - KEY_OFF);
-        at = 0xffffffffu - (unsigned)(key & 0xffffffffu);
-        if (threadIdx.x == 0) { Red* z = red + (d + 2) % 3; z->nlo = 0x7fffffff; z->nhi = -0x7fffffff; z->key = 0; }
+        const Red x = lane < (int)(blockDim.x >> 5) ? r[lane] : Red{0x7fffffff, -0x7fffffff, NEG, -1};
+        nlo = __reduce_min_sync(FULL, x.nlo);
+        nhi = __reduce_max_sync(FULL, x.nhi);
+        m = __reduce_max_sync(FULL, x.m);
+        at = __reduce_min_sync(FULL, x.m == m ? (unsigned)x.at : 0xffffffffu);
     } else {
         __syncwarp();
     }
@@ -96,6 +89,13 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
     const int tn = (int)tnl, qn = (int)qnl;
     const int mask = band - 1;
+    // per-task bases, so a cell's addresses are 32-bit products: letter j - 1 of the side at
+    // tlet[ts * (j - 1)], its wall slots at wall0 + j * wall_step bytes
+    const unsigned char* tlet = t + t0;
+    const unsigned char* qlet = q + q0;
+    const int ts = (int)tstep, qs = (int)qstep;
+    const char* wall0 = (const char*)(walls + wt0 * nslot * 2);
+    const int wall_step = ts * nslot * 2 * (int)sizeof(int);
     // row offsets: H for d-2, d-1, d; E and F for d-1 and d (rotated each step)
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int goe = gap_open + gap_ext;
@@ -134,9 +134,9 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             // the cell's three global reads, issued together before any of them is needed: its
             // letters (clamped to the side's first letter on the edges, where they are not used)
             // and its first wall slot
-            const int tc = tn > 0 ? t[t0 + tstep * (j >= 1 ? j - 1 : 0)] : 0;
-            const int qc = qn > 0 ? q[q0 + qstep * (i >= 1 ? i - 1 : 0)] : 0;
-            const int* w = walls + (wt0 + tstep * j) * nslot * 2;
+            const int tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
+            const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
+            const int* w = (const int*)(wall0 + (long long)j * wall_step);
             const int whi0 = w[1];
             int sub = NEG;
             if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2) {
@@ -230,9 +230,8 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
-    __shared__ Red red[3];
+    __shared__ Red red[2 * 32];
     for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
-    if (threadIdx.x < 3) { red[threadIdx.x].nlo = 0x7fffffff; red[threadIdx.x].nhi = -0x7fffffff; red[threadIdx.x].key = 0; }
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;
