@@ -44,7 +44,7 @@ def main(argv=None):
     idx = np.arange(min(args.anchors, len(aq)))
     tasks = gg._tasks_of(idx, aq, at, t_lo, t_hi, q_lo, q_hi, barrier)
     runner = gg.DeviceRunner(tc, qc, matrix, go, ge, yd, slots, 1 << 30)
-    shapes = [("warp", False, 32)] + [(f"block of {n}", True, n) for n in (128, 256, 512, 1024)]
+    shapes = [("warp", False, 32)] + [(f"block of {n}", True, n) for n in (64, 128, 256, 512, 1024)]
     rows = []
     first = None
     for name, wide, threads in shapes:

