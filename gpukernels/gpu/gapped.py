@@ -26,7 +26,7 @@ waves, and the host keeps the sequential rule:
    dirty side (:data:`ROUND_LOOK`, :data:`ROUND_CAP`) are inspected and
    executed again on the GPU with the walls of now, one thread block per
    side (``ydrop_wide``: a round is latency-bound, and a block sweeps an
-   anti-diagonal 2.5 times faster than a warp). An anchor abandoned before
+   anti-diagonal 2 times faster than a warp). An anchor abandoned before
    the last keep stops the walk too: a warp round re-inspects, with the
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
    long alignment just kept, whose walls now end them early). An anchor
