@@ -163,3 +163,27 @@ def test_second_run_does_not_recompile(tmp_path):
     print(f"startup: first run {times[0]:.2f} s (compiles), second {times[1]:.2f} s (cached)")
     assert first and files == first
     assert (tmp_path / "run0.paf").read_bytes() == (tmp_path / "run1.paf").read_bytes()
+
+
+@pytest.mark.parametrize("ydrop", [9400, 300000])
+def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
+    """The GPU gapped stage gives the CPU twin's alignments with the default y-drop and with one
+    so large that nothing is pruned (bundled 40 kb H. pylori pieces, cut to 1500 bp so that the
+    unpruned extension stays inside the GPU band)."""
+    from conftest import DATA
+    from test_gpu_gapped_waves import strand_inputs
+    from gpukernels.gpu import gapped as gg
+    from gpukernels.scoring import lastz_scoring
+    t = read_fasta(DATA / "hpylori_g27_40k.fa.gz").piece([(0, 0, 1500)])
+    q = read_fasta(DATA / "hpylori_sjm180_40k.fa.gz").piece([(0, 0, 1500)])
+    options = AlignOptions(scoring=lastz_scoring(ydrop=ydrop))
+    found = 0
+    for reverse in (False, True):
+        args = strand_inputs(t, q, reverse, options)
+        c = cpu_gapped.extend_anchors(*args)
+        g = gg.extend_anchors(*args)
+        assert len(g) == len(c)
+        for a, b in zip(g, c):
+            assert np.array_equal(a, b)
+        found += len(c[0])
+    assert found > 0
