@@ -9,9 +9,9 @@ from . import to_device
 _THREADS = 256
 
 
-def _k(name, options=()):
+def _k(name):
     from ..cuda import get_kernel
-    return get_kernel("seedhit", name, ("-std=c++17",) + tuple(options))
+    return get_kernel("seedhit", name)
 
 
 def _smem(bits):
