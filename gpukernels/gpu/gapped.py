@@ -79,6 +79,9 @@ _MAXLEN = 1 << 30
 
 # inspector result columns (cuda/gapped.cu)
 R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS = range(10)
+#: a host-only column of each side's row: what the dirty checks know since its inspection (the
+#: kept-alignment count through which the side is clean, or -(stamp + 1) once it is dirty; 0: nothing)
+R_CHECKED = 10
 
 #: counts from the last call (waves, launches, CPU fallbacks, ...)
 LAST_STATS = {}
@@ -279,14 +282,30 @@ def _choose_exec(idx, status, res_all, mem, sel):
 
 @njit(cache=True, nogil=True)
 def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents):
-    """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose region an alignment kept since its inspection touches."""
+    """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose region an alignment kept since its inspection touches.
+
+    The answer is remembered in the side's ``R_CHECKED`` column (the walk
+    and every round's look-ahead ask again about the same anchors): a side
+    found clean is checked next time only against the alignments kept since,
+    and a dirty side stays dirty until it is inspected again.
+    """
     if stamp[a] >= cnt[0]:
         return 0
     out = 0
     for side in range(2):
-        if _side_dirty(anchor_q[a], anchor_t[a], side, res_all[2 * a + side], stamp[a], K, op_off, ops_all,
-                       run_off, runs, head, ents):
+        r = res_all[2 * a + side]
+        known = r[R_CHECKED]
+        if known == -(stamp[a] + 1):
             out |= 1 << side
+            continue
+        k_lo = max(stamp[a], known)
+        if k_lo >= cnt[0]:
+            continue
+        if _side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents):
+            r[R_CHECKED] = -(stamp[a] + 1)
+            out |= 1 << side
+        else:
+            r[R_CHECKED] = cnt[0]
     return out
 
 
@@ -754,7 +773,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     long_rec = (t_hi - t_lo > _MAXLEN) | (q_hi - q_lo > _MAXLEN)
     status[long_rec] = 3
     stamp = np.zeros(n, dtype=np.int64)     # kept alignments when the anchor was inspected
-    res_all = np.zeros((2 * n, 10), dtype=np.int64)
+    res_all = np.zeros((2 * n, R_CHECKED + 1), dtype=np.int64)
     band_all = np.zeros(2 * n, dtype=np.int64)
     ops_idx = np.zeros((n, 3), dtype=np.int64)
     store = np.zeros(1 << 16, dtype=np.uint8)
@@ -788,7 +807,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         stats["inspected"] += len(idx)
         stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
         rows = np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()
-        res_all[rows] = r
+        res_all[rows, :R_CHECKED] = r
+        res_all[rows, R_CHECKED] = 0
         band_all[rows] = b
         stamp[idx] = cnt[0]
         failed = (b == 0).reshape(-1, 2)
@@ -832,6 +852,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         cells = 0
         for x, (_, bi, bj, c, ops) in enumerate(sides):
             res_all[2 * a + x, R_BI], res_all[2 * a + x, R_BJ], res_all[2 * a + x, R_CELLS] = bi, bj, c
+            res_all[2 * a + x, R_CHECKED] = 0
             cells += c
         store, used = _store_columns([sides[0][4], sides[1][4]], np.array([a]), ops_idx, store, used)
         status[a] = 2
