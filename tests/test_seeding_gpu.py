@@ -43,7 +43,6 @@ def test_seedhit_counts_gpu_equal_cpu(pair, bits):
     assert np.array_equal(cw, gw)
 
 
-
 @pytest.mark.parametrize("bits", [8, 10, 16])
 def test_seedhit_uneven_pairs_gpu_equal_cpu(pair, bits):
     """Pairs of any length: empty, shorter than a b-mer, across N runs, and targets longer than the table."""
@@ -61,6 +60,7 @@ def test_seedhit_uneven_pairs_gpu_equal_cpu(pair, bits):
     gpu = seedhit.count_pairs(tt, t_off, qq, q_off, bits, backend="gpu")
     assert np.array_equal(cpu, gpu)
     assert cpu[3] > 0 and cpu[0] == 0
+
 
 def test_candidate_filter_gpu_equals_cpu():
     rng = np.random.default_rng(3)
