@@ -54,6 +54,7 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json", default=None)
     p.add_argument("--gpu-mem", type=float, default=None, help="GiB")
+    p.add_argument("--trace", default=None, help="save the warm-up's speculation trace (gpu/gapped.py) as .npz")
     args = p.parse_args(argv)
 
     import cupy as cp
@@ -66,6 +67,7 @@ def main(argv=None):
     gpu_mem = None if args.gpu_mem is None else int(args.gpu_mem * (1 << 30))
     events = {}
     wave_stats = []
+    traces = []
 
     def wrap(mod, name, stage):
         fn = getattr(mod, name)
@@ -77,7 +79,9 @@ def main(argv=None):
             stop.record()
             events.setdefault(stage, []).append((start, stop))
             if stage == "gapped y-drop":
-                wave_stats.append(dict(gg.LAST_STATS))
+                w = dict(gg.LAST_STATS)
+                traces.append(w.pop("trace", None))
+                wave_stats.append(w)
             return out
         return fn, timed
 
@@ -103,6 +107,9 @@ def main(argv=None):
         print(f"  warm-up gapped waves, strand {'+-'[k]}: {w}", flush=True)
     parity = _parity(warm, target, query, args.target, args.query)
     print(f"parity with the cached CPU PAF: {parity}", flush=True)
+    if args.trace:
+        import numpy as np
+        np.savez(args.trace, **{f"strand{'+-'[k]}": tr for k, tr in enumerate(traces[:2]) if tr is not None})
     if warm_s > 20:
         args.repeats = 1
     events.clear()

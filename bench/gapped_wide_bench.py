@@ -52,7 +52,7 @@ def main(argv=None):
         sec, (res, _) = gpu_seconds(lambda: runner.inspect(tasks, wide), args.repeats)   # warm-up compiles
         ms = 1000.0 * sec
         ok = res[:, gg.R_STATUS] == 0
-        diag = res[:, gg.R_IMAX] + res[:, gg.R_JMAX]
+        diag = res[:, gg.R_DIAGS]
         longest = int(diag[ok].max()) if ok.any() else 0
         cells = int(res[ok, gg.R_CELLS].sum())
         if first is None:

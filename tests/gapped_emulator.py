@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukernels.gpu.gapped import DCAP, WIDE_BAND, side_dp as _task
+from gpukernels.gpu.gapped import DCAP, R_N, WIDE_BAND, side_dp as _task
 
 
 class EmuRunner:
@@ -36,7 +36,7 @@ class EmuRunner:
 
     def inspect(self, tasks, wide=False):
         bands, dcap = ((self.wide_band,), 1 << 30) if wide else (self.bands, self.dcap)
-        out = np.empty((len(tasks), 10), dtype=np.int64)
+        out = np.empty((len(tasks), R_N), dtype=np.int64)
         band = np.zeros(len(tasks), dtype=np.int64)
         self.launches += 1
         for x, tk in enumerate(tasks):

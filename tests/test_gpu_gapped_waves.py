@@ -60,10 +60,18 @@ def inputs():
     return out
 
 
-def _same(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b):
+def assert_same_extension(got, ref):
+    """The GPU twin's result equals the CPU twin's: every alignment array, and the anchors extended.
+
+    The last array, cells per anchor, may be larger on the GPU: a side whose
+    walls changed only past its best anti-diagonal keeps its inspection
+    (same alignment), and with it the cells of its longer y-drop tail.
+    """
+    assert len(got) == len(ref)
+    for x, y in zip(got[:-1], ref[:-1]):
         assert np.array_equal(x, y)
+    assert np.array_equal(got[-1] >= 0, ref[-1] >= 0)
+    assert (got[-1] >= ref[-1]).all()
 
 
 _DEF = gpu_gapped.ROUND_CELLS
@@ -83,6 +91,6 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells):
         runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], mem, bands, dcap,
                            wide_band=bands[-1])
         got = gpu_gapped.extend_anchors(*args, gpu_mem=mem, wave=wave, runner=runner, round_cells=round_cells)
-        _same(got, ref)
+        assert_same_extension(got, ref)
         print(wave, mem, bands, dcap, round_cells, gpu_gapped.LAST_STATS)
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0

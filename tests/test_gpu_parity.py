@@ -95,16 +95,14 @@ def test_ungapped_stage_equals_cpu(saureus, gpu_mem, min_score):
 @pytest.mark.shared
 @pytest.mark.parametrize("wave, gpu_mem", [(None, None), (16, 1 << 20)])
 def test_gapped_stage_equals_cpu(saureus, wave, gpu_mem):
-    from test_gpu_gapped_waves import strand_inputs
+    from test_gpu_gapped_waves import assert_same_extension, strand_inputs
     from gpukernels.gpu import gapped as gg
     t, q = saureus
     for reverse in (False, True):
         args = strand_inputs(t, q, reverse)
         c = cpu_gapped.extend_anchors(*args)
         g = gg.extend_anchors(*args, gpu_mem=gpu_mem, wave=wave)
-        assert len(g) == len(c)
-        for a, b in zip(g, c):
-            assert np.array_equal(a, b)
+        assert_same_extension(g, c)
         print("gapped", reverse, wave, gpu_mem, gg.LAST_STATS)
 
 
@@ -171,7 +169,7 @@ def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
     so large that nothing is pruned (bundled 40 kb H. pylori pieces, cut to 1500 bp so that the
     unpruned extension stays inside the GPU band)."""
     from conftest import DATA
-    from test_gpu_gapped_waves import strand_inputs
+    from test_gpu_gapped_waves import assert_same_extension, strand_inputs
     from gpukernels.gpu import gapped as gg
     from gpukernels.scoring import lastz_scoring
     t = read_fasta(DATA / "hpylori_g27_40k.fa.gz").piece([(0, 0, 1500)])
@@ -182,8 +180,6 @@ def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
         args = strand_inputs(t, q, reverse, options)
         c = cpu_gapped.extend_anchors(*args)
         g = gg.extend_anchors(*args)
-        assert len(g) == len(c)
-        for a, b in zip(g, c):
-            assert np.array_equal(a, b)
+        assert_same_extension(g, c)
         found += len(c[0])
     assert found > 0

@@ -8,9 +8,11 @@
 //   ydrop_wide: the group is the whole block, one task per block (the host
 //     walk's rounds: latency, since a few sides wait on each round).
 //
-// mode 0, the inspector: score only; finds the best cell, counts cells, and
-//   reports the explored region (for the host's wave rule) and the cells up
-//   to the best anti-diagonal (the executor's memory). Status 1: an
+// mode 0, the inspector: score only; finds the best cell, counts cells and
+//   anti-diagonals, and reports the region explored up to the best
+//   anti-diagonal (for the host's wave rule: walls that arrive only past it
+//   cannot change the result) and the cells up to the best anti-diagonal
+//   (the executor's memory). Status 1: an
 //   anti-diagonal outgrew the band buffer; 2: more than dcap anti-diagonals
 //   (the host extends such sides).
 // mode 1, the executor: recomputes anti-diagonals 1..dstop only, writing a
@@ -33,7 +35,8 @@
 #define R_KMIN 7
 #define R_KMAX 8
 #define R_STATUS 9
-#define R_N 10
+#define R_DIAGS 10
+#define R_N 11
 
 struct Task {
     long long t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0;
@@ -108,6 +111,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int best = 0, bi = 0, bj = 0;
     long long cells = 0, cab = 0, ntb = 0;
     int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
+    int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;   // the region at the best
     int d = 0;
     while (true) {
         ++d;
@@ -191,8 +195,12 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (d - lo > jmax) jmax = d - lo;
         if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
         if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+        last = d;
         if (nlo >= nhi) break;
-        if (dbi >= 0 && dbest >= best) { best = dbest; bi = dbi; bj = d - dbi; cab = cells; }
+        if (dbi >= 0 && dbest >= best) {
+            best = dbest; bi = dbi; bj = d - dbi; cab = cells;
+            bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
+        }
         int tmp = hA; hA = hB; hB = hC; hC = tmp;
         tmp = eA; eA = eB; eB = tmp;
         tmp = fA; fA = fB; fB = tmp;
@@ -202,7 +210,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     if (rank == 0 && !mode) {
         long long* r = res + (long long)R_N * task;
         r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
-        r[R_IMAX] = imax; r[R_JMAX] = jmax; r[R_KMIN] = kmin; r[R_KMAX] = kmax; r[R_STATUS] = status;
+        r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
+        r[R_DIAGS] = last;
     }
 }
 

@@ -78,10 +78,13 @@ _NEG = -(1 << 29)
 _MAXLEN = 1 << 30
 
 # inspector result columns (cuda/gapped.cu)
-R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS = range(10)
+#   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
+#   target reach, diagonal range); R_DIAGS: the anti-diagonals computed
+R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS = range(11)
+R_N = 11
 #: a host-only column of each side's row: what the dirty checks know since its inspection (the
 #: kept-alignment count through which the side is clean, or -(stamp + 1) once it is dirty; 0: nothing)
-R_CHECKED = 10
+R_CHECKED = R_N
 
 #: counts from the last call (waves, launches, CPU fallbacks, ...)
 LAST_STATS = {}
@@ -166,27 +169,34 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
 
 
 @njit(cache=True, nogil=True)
-def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
+def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
     if side == 0:
         i = aq + 1 - lq
         j = at + 1 - lt
     else:
         i = lq - (aq + 1)
         j = lt - (at + 1)
-    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax
+    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax and i + j <= dmax
 
 
 @njit(cache=True, nogil=True)
 def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents):
-    """Does one side's explored region hold a lattice point of a kept alignment ``k >= k_lo``?
+    """Does a kept alignment ``k >= k_lo`` have a lattice point where the side's DP ran up to its best?
 
-    ``r`` is the side's inspector row (its region: ``R_IMAX``, ``R_JMAX``,
-    ``R_KMIN``, ``R_KMAX``). Candidates come from the target buckets the
+    ``r`` is the side's inspector row (the region explored up to the best
+    anti-diagonal: ``R_IMAX``, ``R_JMAX``, ``R_KMIN``, ``R_KMAX``, and
+    anti-diagonals up to ``R_BI + R_BJ``). Walls met only past the best
+    anti-diagonal cannot change the side's result: up to there the DP is
+    the same, and past it the walls only remove cells and lower scores
+    (every cell there already scored below the best, as any cell not
+    reached by a substitution scores below an earlier one that is), so the
+    best cell and its traceback stay; only the y-drop tail, and with it the
+    cell count, can shrink. Candidates come from the target buckets the
     region spans (newest first, so the scan of a bucket ends at the first
     alignment older than ``k_lo``); the walk along a path starts at its last
     substitution run starting before the region.
     """
-    imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
+    imax, jmax, kmin, kmax, dmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX], r[R_BI] + r[R_BJ]
     if side == 0:
         qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
     else:
@@ -218,7 +228,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                 lt = runs[lo, 0]
                 lq = runs[lo, 1]
                 x0 = op_off[k] + runs[lo, 3]
-            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
+            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
                 return True
             for x in range(x0, op_off[k + 1]):
                 op = ops_all[x]
@@ -228,7 +238,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                     lq += 1
                 if lt > tb:
                     break
-                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax):
+                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
                     return True
     return False
 
@@ -324,7 +334,7 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     big = False
     for side in range(2):
         r = res_all[2 * a + side]
-        if redo & (1 << side) and r[R_CELLS] >= round_cells and r[R_CELLS] >= ROUND_WIDTH * (r[R_IMAX] + r[R_JMAX]):
+        if redo & (1 << side) and r[R_CELLS] >= round_cells and r[R_CELLS] >= ROUND_WIDTH * r[R_DIAGS]:
             big = True
     return redo, big
 
@@ -487,6 +497,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     best, bi, bj = 0, 0, 0
     cells, cab, ntb = 0, 0, 0
     imax, jmax, kmin, kmax, status = 0, 0, 0, 0, 0
+    bimax, bjmax, bkmin, bkmax, last = 0, 0, 0, 0, 0
     d = 0
     nslot = walls.shape[1]
     while True:
@@ -573,15 +584,17 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         jmax = max(jmax, d - lo)
         kmin = min(kmin, d - 2 * (hi - 1))
         kmax = max(kmax, d - 2 * lo)
+        last = d
         if nlo >= nhi:
             break
         if dbi >= 0 and dbest >= best:
             best, bi, bj, cab = dbest, dbi, d - dbi, cells
+            bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
         hA, hB, hC = hB, hC, hA
         eA, eB = eB, eA
         fA, fB = fB, fA
         lo2, hi2, lo1, hi1 = lo1, hi1, nlo, nhi
-    return np.array([best, bi, bj, cells, cab, imax, jmax, kmin, kmax, status], dtype=np.int64)
+    return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last], dtype=np.int64)
 
 
 
@@ -653,13 +666,13 @@ class DeviceRunner:
         self.launches += 1
 
     def inspect(self, tasks, wide=False):
-        """Inspector results (ntasks, 10) and the band each task fitted (0: none, or abandoned).
+        """Inspector results (ntasks, R_N) and the band each task fitted (0: none, or abandoned).
 
         ``wide``: one block per task, no anti-diagonal cap, the wide band (a round).
         """
         cp = self.cp
         d_tasks = cp.asarray(tasks)
-        res = cp.empty((len(tasks), 10), dtype=cp.int64)
+        res = cp.empty((len(tasks), R_N), dtype=cp.int64)
         bands = (self.wide_band,) if wide else BANDS
         self._launch(d_tasks, 0, bands[0], wide, res=res)
         out = cp.asnumpy(res)
@@ -670,7 +683,7 @@ class DeviceRunner:
                 break
             self.band_retries += len(over)
             sub = cp.asarray(tasks[over])
-            r2 = cp.empty((len(over), 10), dtype=cp.int64)
+            r2 = cp.empty((len(over), R_N), dtype=cp.int64)
             self._launch(sub, 0, b, wide, res=r2)
             out[over] = cp.asnumpy(r2)
             band[over] = b
@@ -790,10 +803,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0)
+    # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
+    # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds
+    trace = []
     clock = time.perf_counter
     synced = 0                              # kept alignments whose walls are on the device
 
-    def speculate(idx, wide=False):
+    def speculate(idx, wide=False, kind=0):
         """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round)."""
         nonlocal store, used, synced
         c0 = clock()
@@ -803,7 +819,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         c1 = clock()
         stats["walls_s"] += c1 - c0
         r, b = runner.inspect(_tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier), wide)
-        stats["inspect_s"] += clock() - c1
+        c2 = clock()
+        stats["inspect_s"] += c2 - c1
+        x0 = stats["execute_s"]
         stats["inspected"] += len(idx)
         stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
         rows = np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()
@@ -824,6 +842,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             status[sel[:m]] = 2
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
+        trace.append((kind, len(idx), int(r[:, R_DIAGS].max()), int((r[:, R_BI] + r[:, R_BJ]).max()),
+                      int(r[:, R_CELLS].sum()), c2 - c1, stats["execute_s"] - x0))
 
     def long_on_host(a):
         """Both sides of anchor ``a`` on the host, at once on two threads, with the walls of now.
@@ -905,7 +925,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stats["form_s"] += c1 - c0
             stats["rounds"] += 1
             stats["round_anchors"] += m
-            speculate(sel[:m].copy(), wide)
+            speculate(sel[:m].copy(), wide, 1 if wide else 2)
             stats["round_s"] += clock() - c1
         pos = end
     stats["launches"] = getattr(runner, "launches", 0)
@@ -913,6 +933,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
+    stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])
