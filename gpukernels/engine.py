@@ -168,8 +168,8 @@ def _to_records(raw, target: Genome, query: Genome, reverse):
                       raw["ops"])
 
 
-def align_strand(target: Genome, query: Genome, index, options: AlignOptions, reverse, backend, stats):
-    """Align one strand of the query; returns :class:`Alignments`."""
+def align_strand(target: Genome, query: Genome, index, options: AlignOptions, reverse, backend, stats, threads=1):
+    """Align one strand of the query; returns :class:`Alignments` (``threads``: see :func:`align`)."""
     sc = options.scoring
     fm = options.seeding == "fmindex"
     seed = None if fm else index.seed
@@ -215,7 +215,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     q_lo, q_hi = _record_bounds(query, aq, reverse)
     raw = gapped.extend_anchors(t_codes, q_codes, aq, at, (t_lo, t_hi, q_lo, q_hi), sc,
                                 self_barrier=options.self_mode and not reverse, backend=backend,
-                                traceback=resolve_traceback(options, backend))
+                                traceback=resolve_traceback(options, backend), threads=threads)
     stats.seconds["gapped"] += time.perf_counter() - t3
     for key, count in raw.get("wfa_stats", {}).items():
         stats.wfa[key] = stats.wfa.get(key, 0) + count
@@ -249,6 +249,8 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         Filled with per-stage counts and times.
     threads : int
         CPU backend: with 2 or more, the two strands are aligned at once.
+        GPU backend: host threads for the extensions too long for the GPU
+        (at least 2).
 
     Returns
     -------
@@ -288,7 +290,8 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
 
     def one_strand(reverse):
         own = StageStats()
-        alns = align_strand(target, query, index, options, reverse, chosen, own)
+        alns = align_strand(target, query, index, options, reverse, chosen, own,
+                            threads=threads if chosen == "gpu" else 1)
         log.info("strand %s: %d seed hits, %d HSPs, %d alignments (%.1f s)", "-" if reverse else "+",
                  own.seed_hits, own.hsps, len(alns), sum(own.seconds.values()))
         return alns, own

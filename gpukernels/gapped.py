@@ -26,7 +26,7 @@ def anchor_order(score, anchor_q, anchor_t):
 
 
 def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scoring, self_barrier=False,
-                   backend="cpu", traceback="dp"):
+                   backend="cpu", traceback="dp", threads=1):
     """Extend anchors (already in processing order) into gapped alignments.
 
     Parameters
@@ -44,6 +44,9 @@ def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scorin
         the paths come from WFA where WFA's path has the DP's score and
         crosses no wall (:mod:`gpukernels.cpu.wfa_traceback`); the scores
         are the DP's either way.
+    threads : int
+        GPU backend: host threads for the extensions too long for the GPU
+        (at least 2 are used; the output does not depend on it).
 
     Returns
     -------
@@ -70,7 +73,7 @@ def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scorin
         raise ValueError(f"unknown traceback {traceback!r}; choose dp or wfa")
     elif backend == "gpu":
         from .gpu import gapped as gpu_gapped
-        res = gpu_gapped.extend_anchors(*args)
+        res = gpu_gapped.extend_anchors(*args, host_threads=max(2, int(threads)))
     else:
         res = _cpu_extend(*args)
     t0, t1, q0, q1, score, op_off, ops, anchor_cells = res

@@ -77,20 +77,27 @@ def assert_same_extension(got, ref):
 _DEF = gpu_gapped.ROUND_CELLS
 
 
-@pytest.mark.parametrize("wave, mem, bands, dcap, round_cells", [
-    (4096, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF),
-    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF),   # small waves: many dirty regions, host redoes them
-    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, 0),      # the same, every dirty side redone in GPU rounds
-    (64, 3000, (512, 2048), gpu_gapped.DCAP, 0),        # tiny budget: executor batches of one, host extensions
-    (64, 1 << 30, (16, 32), gpu_gapped.DCAP, _DEF),     # narrow bands: band retries, then the host
-    (64, 1 << 30, (512, 2048), 300, _DEF),              # long sides abandoned by the inspector: wide rounds
+@pytest.mark.parametrize("wave, mem, bands, dcap, round_cells, threads", [
+    (4096, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF, 2),
+    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF, 2),   # small waves: many dirty regions, host redoes them
+    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, 0, 2),      # the same, every dirty side redone in GPU rounds
+    (64, 3000, (512, 2048), gpu_gapped.DCAP, 0, 2),        # tiny budget: executor batches of one, host extensions
+    (64, 1 << 30, (16, 32), gpu_gapped.DCAP, _DEF, 2),     # narrow bands: band retries, then the host
+    (64, 1 << 30, (512, 2048), 300, _DEF, 2),              # long sides abandoned by the inspector: wide rounds
+    (64, 1 << 30, (512, 2048), 150, _DEF, 8),              # ... and several extended on host threads at once
 ])
-def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells):
+def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads):
+    batches = abandoned = 0
     for args in inputs:
         ref = cpu_gapped.extend_anchors(*args)
         runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], mem, bands, dcap,
                            wide_band=bands[-1])
-        got = gpu_gapped.extend_anchors(*args, gpu_mem=mem, wave=wave, runner=runner, round_cells=round_cells)
+        got = gpu_gapped.extend_anchors(*args, gpu_mem=mem, wave=wave, runner=runner, round_cells=round_cells,
+                                        host_threads=threads)
         assert_same_extension(got, ref)
-        print(wave, mem, bands, dcap, round_cells, gpu_gapped.LAST_STATS)
+        print(wave, mem, bands, dcap, round_cells, threads, gpu_gapped.LAST_STATS)
+        batches += gpu_gapped.LAST_STATS["long_batches"]
+        abandoned += gpu_gapped.LAST_STATS["host_why"]["abandoned"]
+    if threads > 2:
+        assert abandoned > batches > 0      # some batches took several anchors
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0

@@ -102,7 +102,9 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
     work : ndarray of int32, shape (8, >= qn + 2)
         Scratch rows (H for three anti-diagonals, E and F for two, substitution scores).
     tb, tb_off, tb_lo : ndarray
-        Traceback buffers (grown as needed and returned).
+        Traceback buffers (grown as needed and returned). With ``store``,
+        anti-diagonal d's bytes are ``tb[tb_off[d]:tb_off[d + 1]]`` for every
+        d computed, the last included, and its first cell is ``tb_lo[d]``.
     store : bool
         Keep the traceback and trace the path back (default). ``False`` is the
         score-only inspector: the same cells, the same best cell and score,
@@ -155,6 +157,7 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
     first_wall = 0
     j_scanned = -1
     d = 0
+    dlast = 0
     while True:
         d += 1
         if d > qn + tn:
@@ -304,6 +307,7 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
             Fd[hi] = NEG
         cells += hi - lo
         ntb += hi - lo
+        dlast = d
         if nlo >= nhi:
             break
         if dbi >= 0 and dbest >= best:
@@ -318,6 +322,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         lo1, hi1 = nlo, nhi
     if not store:
         return best, bi, bj, cells, np.empty(0, dtype=np.uint8), tb, tb_off, tb_lo
+    tb_off = grow(tb_off, dlast + 2)
+    tb_off[dlast + 1] = ntb
     ops = traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
     return best, bi, bj, cells, ops, tb, tb_off, tb_lo
 

@@ -11,8 +11,8 @@
 // mode 0, the inspector: score only; finds the best cell, counts cells and
 //   anti-diagonals, and reports the region explored up to the best
 //   anti-diagonal (for the host's wave rule: walls that arrive only past it
-//   cannot change the result) and the cells up to the best anti-diagonal
-//   (the executor's memory). Status 1: an
+//   cannot change the result; all of it for an abandoned side) and the cells
+//   up to the best anti-diagonal (the executor's memory). Status 1: an
 //   anti-diagonal outgrew the band buffer; 2: more than dcap anti-diagonals
 //   (the host extends such sides).
 // mode 1, the executor: recomputes anti-diagonals 1..dstop only, writing a
@@ -207,6 +207,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         lo2 = lo1; hi2 = hi1;
         lo1 = nlo; hi1 = nhi;
     }
+    if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
     if (rank == 0 && !mode) {
         long long* r = res + (long long)R_N * task;
         r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;

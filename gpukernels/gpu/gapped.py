@@ -71,6 +71,9 @@ ROUND_WIDTH = 128
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
+#: anchors extended on host threads at once lie on diagonals at least this far apart (anchors of one
+#: long alignment share its diagonal; two long alignments on either side of an insertion do not)
+LONG_APART = 64
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 12
 _FAR = 1 << 62
@@ -79,7 +82,8 @@ _MAXLEN = 1 << 30
 
 # inspector result columns (cuda/gapped.cu)
 #   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
-#   target reach, diagonal range); R_DIAGS: the anti-diagonals computed
+#   target reach, diagonal range; all of it for an abandoned side, R_STATUS 2); R_DIAGS: the
+#   anti-diagonals computed
 R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS = range(11)
 R_N = 11
 #: a host-only column of each side's row: what the dirty checks know since its inspection (the
@@ -185,7 +189,9 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
 
     ``r`` is the side's inspector row (the region explored up to the best
     anti-diagonal: ``R_IMAX``, ``R_JMAX``, ``R_KMIN``, ``R_KMAX``, and
-    anti-diagonals up to ``R_BI + R_BJ``). Walls met only past the best
+    anti-diagonals up to ``R_BI + R_BJ``; for a side abandoned past
+    :data:`DCAP`, all it explored, so that a clean one is still abandoned
+    with the walls of now). Walls met only past the best
     anti-diagonal cannot change the side's result: up to there the DP is
     the same, and past it the walls only remove cells and lower scores
     (every cell there already scored below the best, as any cell not
@@ -196,7 +202,8 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
     alignment older than ``k_lo``); the walk along a path starts at its last
     substitution run starting before the region.
     """
-    imax, jmax, kmin, kmax, dmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX], r[R_BI] + r[R_BJ]
+    imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
+    dmax = r[R_DIAGS] if r[R_STATUS] == 2 else r[R_BI] + r[R_BJ]
     if side == 0:
         qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
     else:
@@ -371,6 +378,77 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
         sel[taken] = b
         taken += 1
     return taken
+
+
+@njit(cache=True, nogil=True)
+def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
+                ents, sel):
+    """Anchors to extend on host threads at once: ``a``, then up to ``cap - 1`` more from ``(a, end)``.
+
+    ``a`` was abandoned by the inspector and is still long with the walls of
+    now. The others are abandoned anchors found still long too (no alignment
+    kept since their inspection meets what they explored, so they are
+    stamped now), not on a kept path, and each on a diagonal at least
+    ``apart`` (:data:`LONG_APART`) from those taken (anchors of one long alignment share
+    its diagonal: the first one's extension takes the others' place). Their
+    results are speculative like the GPU's: the walk checks each against the
+    alignments kept before it. Returns the number written to ``sel``.
+    """
+    sel[0] = a
+    taken = 1
+    for b in range(a + 1, end):
+        if taken == cap:
+            break
+        if status[b] != 5:
+            continue
+        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+            status[b] = 4
+            continue
+        diag = anchor_t[b] - anchor_q[b]
+        near = False
+        for x in range(taken):
+            if abs(diag - (anchor_t[sel[x]] - anchor_q[sel[x]])) < apart:
+                near = True
+        if near or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
+                                head, ents):
+            continue
+        _restamp(b, stamp, res_all, cnt)
+        sel[taken] = b
+        taken += 1
+    return taken
+
+
+@njit(cache=True, nogil=True)
+def _restamp(a, stamp, res_all, cnt):
+    """Anchor ``a``'s inspection is what one now would give (it was found clean): stamp it now."""
+    stamp[a] = cnt[0]
+    res_all[2 * a, R_CHECKED] = 0
+    res_all[2 * a + 1, R_CHECKED] = 0
+
+
+@njit(cache=True, nogil=True)
+def _host_region(r, tb_off, tb_lo, cells):
+    """Fill a side's region columns from the host DP's anti-diagonal table, as the inspector would.
+
+    ``r`` is the side's row with ``R_BI`` and ``R_BJ`` set; anti-diagonal d
+    covered cells ``tb_lo[d]`` to ``tb_lo[d] + tb_off[d + 1] - tb_off[d]``
+    (``cpu/gapped.ydrop_one_side`` with ``store``).
+    """
+    dbest = r[R_BI] + r[R_BJ]
+    imax, jmax, kmin, kmax = 0, 0, 0, 0
+    d = 0
+    while cells > 0:
+        d += 1
+        lo = tb_lo[d]
+        hi = lo + tb_off[d + 1] - tb_off[d]
+        if d <= dbest:
+            imax = max(imax, hi - 1)
+            jmax = max(jmax, d - lo)
+            kmin = min(kmin, d - 2 * (hi - 1))
+            kmax = max(kmax, d - 2 * lo)
+        if tb_off[d + 1] == cells + 1:
+            break
+    r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX], r[R_DIAGS], r[R_STATUS] = imax, jmax, kmin, kmax, d, 0
 
 
 @njit(cache=True, nogil=True)
@@ -594,6 +672,8 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         eA, eB = eB, eA
         fA, fB = fB, fA
         lo2, hi2, lo1, hi1 = lo1, hi1, nlo, nhi
+    if status == 2:
+        bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
     return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last], dtype=np.int64)
 
 
@@ -735,7 +815,7 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                    gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None,
-                   round_cells=ROUND_CELLS):
+                   round_cells=ROUND_CELLS, host_threads=2):
     """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
@@ -750,6 +830,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         A dirty side is redone in a GPU round rather than on the host when its
         stale inspection computed at least this many cells (default
         :data:`ROUND_CELLS`; only the speed depends on it).
+    host_threads : int, optional
+        Host threads for the extensions too long for the GPU (default 2:
+        both sides of one anchor at once; more also extend the next such
+        anchors on other diagonals speculatively).
 
     Returns
     -------
@@ -797,14 +881,15 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     qmax = int((q_hi - q_lo).max()) + 2 if n else 2
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
-    long_bufs = None                        # two sets of host DP buffers for long_on_host
+    long_bufs = []                          # host DP buffers for long_on_host, one set per thread
     host = np.zeros(9, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
-                 max_task_cells=0)
+                 max_task_cells=0, long_batches=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
-    # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds
+    # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
+    # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
     trace = []
     clock = time.perf_counter
     synced = 0                              # kept alignments whose walls are on the device
@@ -845,41 +930,54 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         trace.append((kind, len(idx), int(r[:, R_DIAGS].max()), int((r[:, R_BI] + r[:, R_BJ]).max()),
                       int(r[:, R_CELLS].sum()), c2 - c1, stats["execute_s"] - x0))
 
-    def long_on_host(a):
-        """Both sides of anchor ``a`` on the host, at once on two threads, with the walls of now.
+    def long_on_host(batch):
+        """Both sides of the anchors ``batch`` on host threads at once, with the walls of now.
 
-        The anchor was abandoned by the inspector with the current walls: a
-        long extension in a narrow band, which one CPU core runs faster than
-        one GPU block. Its result goes where the executor's would (status 2,
-        stamped now), so the walk takes it next.
+        Each anchor was abandoned by the inspector and is still long with the
+        walls of now: a long extension in a narrow band, which one CPU core
+        runs faster than one GPU block. The first is the walk's next anchor;
+        the others (:func:`_long_batch`) are speculation. The results go where
+        the executor's would (status 2, stamped now, with the region each
+        side explored up to its best), so the walk takes and checks them.
         """
-        nonlocal store, used, long_bufs
-        if long_bufs is None:
-            long_bufs = [[np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
-                          np.empty(1024, np.int64)] for _ in range(2)]
-        aq, at = int(anchor_q[a]), int(anchor_t[a])
-        bounds = (t_lo[a], t_hi[a], q_lo[a], q_hi[a])
+        nonlocal store, used
+        jobs = [(a, right) for a in batch for right in (0, 1)]
+        while len(long_bufs) < min(len(jobs), host_threads):
+            long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
+                              np.empty(1024, np.int64)])
+        free = list(range(min(len(jobs), host_threads)))
 
-        def side(right):
-            w, b1, b2, b3 = long_bufs[right]
-            out = cg.extend_side(bool(right), t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop,
-                                 self_barrier, walls, w, b1, b2, b3)
-            long_bufs[right][1:] = out[5:]
-            return out[:5]
+        def side(job):
+            a, right = job
+            slot = free.pop()
+            try:
+                w, b1, b2, b3 = long_bufs[slot]
+                out = cg.extend_side(bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a],
+                                     t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier,
+                                     walls, w, b1, b2, b3)
+                long_bufs[slot][1:] = out[5:]
+                row = res_all[2 * a + right]
+                row[R_BEST], row[R_BI], row[R_BJ], row[R_CELLS] = out[0], out[1], out[2], out[3]
+                _host_region(row, out[6], out[7], out[3])
+                row[R_CHECKED] = 0
+                return out[4]
+            finally:
+                free.append(slot)
 
-        with ThreadPoolExecutor(2) as pool:
-            sides = list(pool.map(side, (0, 1)))
-        cells = 0
-        for x, (_, bi, bj, c, ops) in enumerate(sides):
-            res_all[2 * a + x, R_BI], res_all[2 * a + x, R_BJ], res_all[2 * a + x, R_CELLS] = bi, bj, c
-            res_all[2 * a + x, R_CHECKED] = 0
-            cells += c
-        store, used = _store_columns([sides[0][4], sides[1][4]], np.array([a]), ops_idx, store, used)
-        status[a] = 2
-        stamp[a] = cnt[0]
-        host[0] += 1
-        host[1] += cells
-        host[8] += 1
+        c0 = clock()
+        with ThreadPoolExecutor(len(free)) as pool:
+            pieces = list(pool.map(side, jobs))
+        idx = np.asarray(batch, dtype=np.int64)
+        rows = res_all[np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()]
+        trace.append((3, len(idx), int(rows[:, R_DIAGS].max()), int((rows[:, R_BI] + rows[:, R_BJ]).max()),
+                      int(rows[:, R_CELLS].sum()), clock() - c0, batch[0]))
+        store, used = _store_columns(pieces, idx, ops_idx, store, used)
+        status[idx] = 2
+        stamp[idx] = cnt[0]
+        host[0] += len(idx)
+        host[1] += int(res_all[2 * idx, R_CELLS].sum() + res_all[2 * idx + 1, R_CELLS].sum())
+        host[8] += len(idx)
+        stats["long_batches"] += 1
 
     started = last_note = clock()
 
@@ -912,9 +1010,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             progress(a)
             if a == end:
                 break
-            if status[a] == 5 and stamp[a] >= cnt[0]:
+            if status[a] == 5 and not _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                                                   run_off, runs, head, ents):
+                # still abandoned with the walls of now: a long extension, for host threads
                 c0 = clock()
-                long_on_host(a)
+                _restamp(a, stamp, res_all, cnt)
+                m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q, anchor_t, K,
+                                cnt, op_off, ops_all, run_off, runs, head, ents, sel)
+                long_on_host(sel[:m].copy())
                 stats["long_s"] += clock() - c0
                 continue
             c0 = clock()
