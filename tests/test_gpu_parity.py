@@ -183,3 +183,44 @@ def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
         assert_same_extension(g, c)
         found += len(c[0])
     assert found > 0
+
+
+@pytest.mark.parametrize("band", [124, 248, 496])
+def test_register_kernel_equals_block_kernel(band):
+    """``ydrop_reg<K>`` (a warp, rows in registers) gives the shared-memory kernel's inspector rows and
+    tracebacks on every side it can hold, and status 1 on the others (bundled H. pylori pieces, the
+    sides of the first 96 anchors of both strands, no walls)."""
+    import cupy as cp
+    from conftest import DATA
+    from test_gpu_gapped_waves import strand_inputs
+    from gpukernels.gpu import gapped as gg
+    t = read_fasta(DATA / "hpylori_g27_40k.fa.gz")
+    q = read_fasta(DATA / "hpylori_sjm180_40k.fa.gz")
+    held = 0
+    for reverse in (False, True):
+        (tc, qc, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, go, ge, yd, _, barrier, slots) = strand_inputs(t, q, reverse)
+        idx = np.arange(min(96, len(aq)))
+        tasks = gg._tasks_of(idx, aq, at, t_lo, t_hi, q_lo, q_hi, barrier)
+        runner = gg.DeviceRunner(tc, qc, matrix, go, ge, yd, slots, 1 << 30)
+        results = []
+        for b in (runner.wide_band, band):
+            r = cp.empty((len(tasks), gg.R_N), dtype=cp.int64)
+            runner._launch(cp.asarray(tasks), 0, b, True, res=r)
+            results.append(cp.asnumpy(r))
+        block, reg = results
+        ok = reg[:, gg.R_STATUS] == 0
+        assert np.array_equal(reg[ok], block[ok])
+        assert (reg[~ok, gg.R_STATUS] == 1).all()
+        held += int(ok.sum())
+        # executor: the tracebacks of the sides the register kernel holds
+        sides = np.flatnonzero(ok & (block[:, gg.R_BI] + block[:, gg.R_BJ] > 0))
+        ds = block[sides, gg.R_BI] + block[sides, gg.R_BJ]
+        cab = block[sides, gg.R_CAB]
+        tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
+        outs = [runner.execute(tasks[sides], np.full(len(sides), b), ds, tbb, adb, int(cab.sum()),
+                               int((ds + 1).sum()), wide=True) for b in (runner.wide_band, band)]
+        paths = [gg._traceback_batch(tb, tb_lo, tb_off, tbb, adb, block[sides, gg.R_BI], block[sides, gg.R_BJ],
+                                     tasks[sides], tc, qc) for tb, tb_lo, tb_off in outs]
+        assert np.array_equal(paths[0][0], paths[1][0]) and np.array_equal(paths[0][1], paths[1][1])
+    assert held > 20

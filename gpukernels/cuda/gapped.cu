@@ -250,3 +250,181 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
     if (task >= ntasks) return;
     ydrop_task<true>(YDROP_ARGS, smem, red);
 }
+
+// ---------------------------------------------------------------------------------------------
+// ydrop_reg<K>: one warp per task with the anti-diagonals in registers (FastZ's register-resident
+// buffers). Lane l holds rows i = w0 + K * l + c (c < K) of H for d - 1 and d - 2 and of E and F
+// for d - 1; a cell's neighbour in row i - 1 is in its own registers, or for c = 0 one shuffle
+// from lane l - 1 away. No shared memory and no block barrier on the anti-diagonal's chain: the
+// rounds are latency-bound. The window [w0, w0 + 32K) moves forward by whole lanes (shuffles)
+// when the band's end would leave it; it always holds the rows from min(lo(d), lo(d-1) + 1) - 1
+// on, a bound no later anti-diagonal's first cell goes below. A band the window cannot hold
+// (more than 31K cells, or the window not movable far enough) is status 1, as the shared-memory
+// kernels' band limit: the host retries with them. Cell rules, tie-breaks, pruning, results and
+// the executor's traceback bytes are those of ydrop_task, line by line.
+template <int K>
+__device__ __forceinline__ void ydrop_reg_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                     const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
+                                     int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
+                                     int nslot, int band, int mode, int dcap, long long* __restrict__ res,
+                                     const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
+                                     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
+                                     int* __restrict__ tb_lo, long long* __restrict__ tb_off)
+{
+    const int lane = threadIdx.x & 31;
+    const long long* tp = tasks + 9LL * task;
+    const long long t0 = tp[0], tstep = tp[1], tnl = tp[2], q0 = tp[3], qstep = tp[4], qnl = tp[5];
+    const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
+    const int tn = (int)tnl, qn = (int)qnl;
+    const unsigned char* tlet = t + t0;
+    const unsigned char* qlet = q + q0;
+    const int ts = (int)tstep, qs = (int)qstep;
+    const char* wall0 = (const char*)(walls + wt0 * nslot * 2);
+    const int wall_step = ts * nslot * 2 * (int)sizeof(int);
+    const int goe = gap_open + gap_ext;
+    const long long dstop = mode ? dstop_arr[task] : (1LL << 62);
+    const long long tbb = mode ? tb_base[task] : 0;
+    const long long adb = mode ? ad_base[task] : 0;
+    int H1[K], H2[K], E1[K], F1[K];
+    int w0 = -1;                                   // row of lane 0's first register
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        H1[c] = (w0 + K * lane + c == 0) ? 0 : NEG;
+        H2[c] = NEG; E1[c] = NEG; F1[c] = NEG;
+    }
+    int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0, plo = 0;
+    int best = 0, bi = 0, bj = 0;
+    long long cells = 0, cab = 0, ntb = 0;
+    int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
+    int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;
+    int d = 0;
+    while (true) {
+        ++d;
+        if ((long long)d > (long long)qn + tn || d > dstop) break;
+        if (!mode && d > dcap) { status = 2; break; }
+        int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
+        int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
+        if (lo < d - tn) lo = d - tn;
+        if (lo < 0) lo = 0;
+        if (hi > qn + 1) hi = qn + 1;
+        if (hi > d + 1) hi = d + 1;
+        if (lo >= hi) break;
+        if (hi - lo > band) { status = 1; break; }
+        if (hi > w0 + 32 * K) {
+            // move the window by whole lanes, keeping the rows from min(lo, plo + 1) - 1 on
+            const int keep = (lo < plo + 1 ? lo : plo + 1) - 1;
+            const int s = (keep - w0) / K;
+            if (s < 1 || hi > w0 + K * s + 32 * K) { status = 1; break; }
+#pragma unroll
+            for (int c = 0; c < K; ++c) {
+                const int h1 = __shfl_down_sync(FULL, H1[c], s), h2 = __shfl_down_sync(FULL, H2[c], s);
+                const int e1 = __shfl_down_sync(FULL, E1[c], s), f1 = __shfl_down_sync(FULL, F1[c], s);
+                const bool out = lane + s >= 32;
+                H1[c] = out ? NEG : h1; H2[c] = out ? NEG : h2; E1[c] = out ? NEG : e1; F1[c] = out ? NEG : f1;
+            }
+            w0 += K * s;
+        }
+        if (mode && lane == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = ntb; }
+        const int floor_ = best - ydrop;
+        // row i - 1 of lane l's first cell: lane l - 1's last registers
+        int h2p = __shfl_up_sync(FULL, H2[K - 1], 1), h1p = __shfl_up_sync(FULL, H1[K - 1], 1);
+        int f1p = __shfl_up_sync(FULL, F1[K - 1], 1);
+        if (lane == 0) { h2p = NEG; h1p = NEG; f1p = NEG; }
+        const int ibase = w0 + K * lane;
+        int nlo = hi, nhi = lo, dbest = NEG, dbi = -1;
+        int HC[K], EC[K], FC[K];
+#pragma unroll
+        for (int c = 0; c < K; ++c) {
+            const int i = ibase + c;
+            const int j = d - i;
+            const bool in = i >= lo && i < hi;
+            const int ic = in ? i : lo, jc = d - ic;
+            const int tc = tn > 0 ? tlet[ts * (jc >= 1 ? jc - 1 : 0)] : 0;
+            const int qc = qn > 0 ? qlet[qs * (ic >= 1 ? ic - 1 : 0)] : 0;
+            const int* w = (const int*)(wall0 + (long long)jc * wall_step);
+            const int whi0 = w[1];
+            const int hdiag = c ? H2[c - 1] : h2p, hleft = c ? H1[c - 1] : h1p, fleft = c ? F1[c - 1] : f1p;
+            const int hup = H1[c], eup = E1[c];
+            int sub = NEG;
+            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc * msize + qc];
+            int e = NEG, ebit = 0;
+            if (j >= 1 && i >= lo1 && i < hi1) {
+                int e_open = hup - goe;
+                int e_ext = eup - gap_ext;
+                if (e_ext > e_open) { e = e_ext; ebit = 4; } else e = e_open;
+                if (e < NEG) e = NEG;
+            }
+            int f = NEG, fbit = 0;
+            if (i >= 1 && i - 1 >= lo1 && i - 1 < hi1) {
+                int f_open = hleft - goe;
+                int f_ext = fleft - gap_ext;
+                if (f_ext > f_open) { f = f_ext; fbit = 8; } else f = f_open;
+                if (f < NEG) f = NEG;
+            }
+            int h = sub, src = 0;
+            if (e > h) { h = e; src = 1; }
+            if (f > h) { h = f; src = 2; }
+            bool dead = !in || h < floor_ || h <= NEG || (long long)(j - i) == barrier;
+            if (!dead && whi0 != 0) {
+                long long lq = wq0 + qstep * i;
+                for (int k = 0; k < nslot; ++k) {
+                    int whi = k ? w[2 * k + 1] : whi0;
+                    if (whi == 0) break;
+                    if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
+                }
+            }
+            if (mode && in) tb[tbb + ntb + (i - lo)] = dead ? 0 : (unsigned char)(src | ebit | fbit);
+            HC[c] = dead ? NEG : h; EC[c] = dead ? NEG : e; FC[c] = dead ? NEG : f;
+            if (!dead) {
+                if (i < nlo) nlo = i;
+                nhi = i + 1;
+                if (src == 0 && h > dbest) { dbest = h; dbi = i; }
+            }
+        }
+        nlo = __reduce_min_sync(FULL, nlo);
+        nhi = __reduce_max_sync(FULL, nhi);
+        const int m = __reduce_max_sync(FULL, dbest);
+        const unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
+        dbest = m;
+        dbi = at == 0xffffffffu ? -1 : (int)at;
+#pragma unroll
+        for (int c = 0; c < K; ++c) { H2[c] = H1[c]; H1[c] = HC[c]; E1[c] = EC[c]; F1[c] = FC[c]; }
+        cells += hi - lo;
+        ntb += hi - lo;
+        if (hi - 1 > imax) imax = hi - 1;
+        if (d - lo > jmax) jmax = d - lo;
+        if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
+        if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+        last = d;
+        if (nlo >= nhi) break;
+        if (dbi >= 0 && dbest >= best) {
+            best = dbest; bi = dbi; bj = d - dbi; cab = cells;
+            bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
+        }
+        plo = lo;
+        lo2 = lo1; hi2 = hi1;
+        lo1 = nlo; hi1 = nhi;
+    }
+    if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }
+    if (lane == 0 && !mode) {
+        long long* r = res + (long long)R_N * task;
+        r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
+        r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
+        r[R_DIAGS] = last;
+    }
+}
+
+// One warp per task, blockDim.x / 32 tasks per block; K registers of each row per lane.
+#define YDROP_REG(K) \
+extern "C" __global__ void ydrop_reg##K(YDROP_PARAMS) \
+{ \
+    __shared__ int mat[64]; \
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x]; \
+    __syncthreads(); \
+    const int task = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); \
+    if (task >= ntasks) return; \
+    ydrop_reg_task<K>(YDROP_ARGS); \
+}
+YDROP_REG(4)
+YDROP_REG(8)
+YDROP_REG(16)
