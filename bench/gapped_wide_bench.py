@@ -44,13 +44,11 @@ def main(argv=None):
     idx = np.arange(min(args.anchors, len(aq)))
     tasks = gg._tasks_of(idx, aq, at, t_lo, t_hi, q_lo, q_hi, barrier)
     runner = gg.DeviceRunner(tc, qc, matrix, go, ge, yd, slots, 1 << 30)
-    shapes = [("warp", False, 32, ())] + [(f"block of {n}", True, n, ()) for n in (64, 128, 256, 512, 1024)]
-    shapes += [(f"registers, K = {k} (band {b}), then block of 256", True, 256, (b,)) for b, k in gg.REG_K.items()]
+    shapes = [("warp", False, 32)] + [(f"block of {n}", True, n) for n in (64, 128, 256, 512, 1024)]
     rows = []
     first = None
-    for name, wide, threads, reg in shapes:
+    for name, wide, threads in shapes:
         gg.WIDE_THREADS = threads
-        gg.ROUND_REG = reg
         sec, (res, _) = gpu_seconds(lambda: runner.inspect(tasks, wide), args.repeats)   # warm-up compiles
         ms = 1000.0 * sec
         ok = res[:, gg.R_STATUS] == 0

@@ -63,10 +63,6 @@ DCAP = 1 << 14
 WIDE_THREADS = 256
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
-#: bands of the register kernels ``ydrop_reg<K>`` (a warp, K cells of each row per lane, 31 K at most)
-REG_K = {124: 4, 248: 8, 496: 16}
-#: bands a round tries first, with a register kernel, before the block's shared-memory band
-ROUND_REG = (248,)
 #: a dirty side whose stale inspection computed this many cells, over anti-diagonals ROUND_WIDTH cells
 #: wide on average, is redone in a GPU round rather than on the host (a round costs about the same per
 #: anti-diagonal whatever its width; the host's DP costs the same per cell)
@@ -724,10 +720,6 @@ class DeviceRunner:
     def _kernel(self, band, wide):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory."""
         from ..cuda import get_kernel
-        if band in REG_K:
-            # one warp per task, rows in registers; a round's few tasks each get a block of their own
-            tpb = 1 if wide else 4
-            return get_kernel("gapped", f"ydrop_reg{REG_K[band]}"), tpb, 32 * tpb, 0
         k = get_kernel("gapped", "ydrop_wide" if wide else "ydrop")
         tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
         smem = tpb * 7 * 4 * band
@@ -761,7 +753,7 @@ class DeviceRunner:
         cp = self.cp
         d_tasks = cp.asarray(tasks)
         res = cp.empty((len(tasks), R_N), dtype=cp.int64)
-        bands = (*ROUND_REG, self.wide_band) if wide else BANDS
+        bands = (self.wide_band,) if wide else BANDS
         self._launch(d_tasks, 0, bands[0], wide, res=res)
         out = cp.asnumpy(res)
         band = np.full(len(tasks), bands[0], dtype=np.int64)
