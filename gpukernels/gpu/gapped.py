@@ -698,6 +698,10 @@ class DeviceRunner:
         self.mem = mem
         self.launches = 0
         self.band_retries = 0
+        # stand-ins for the buffers a mode does not use (allocated once: a round's launches are short)
+        self._z = cp.zeros(1, dtype=cp.int64)
+        self._zb = cp.zeros(1, dtype=cp.uint8)
+        self._zi = cp.zeros(1, dtype=cp.int32)
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -732,9 +736,7 @@ class DeviceRunner:
         cp = self.cp
         k, tpb, threads, smem = self._kernel(band, wide)
         n = int(tasks.shape[0])
-        z = cp.zeros(1, dtype=cp.int64)
-        zb = cp.zeros(1, dtype=cp.uint8)
-        zi = cp.zeros(1, dtype=cp.int32)
+        z, zb, zi = self._z, self._zb, self._zi
         k(((n + tpb - 1) // tpb,), (threads,),
           (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
            np.int32(self.gap_ext), np.int32(self.ydrop), self.walls, np.int32(self.nslot), np.int32(band),
