@@ -19,7 +19,9 @@ waves, and the host keeps the sequential rule:
 4. **Walk** (host, the sequential rule): anchors in order. On a path kept
    earlier (in this wave too): skipped. With a traceback: each side's GPU
    result is exactly the CPU's unless an alignment kept since the inspection
-   has a lattice point in that side's explored region (the side is *dirty*).
+   has a lattice point where the side's DP ran up to its best anti-diagonal
+   (the side is *dirty*; walls met only past it shorten the y-drop tail,
+   not the result, see :func:`_side_dirty`).
    A small dirty side is extended on the host right there by the CPU twin's
    DP with the walls of that moment. A big one (:data:`ROUND_CELLS`) stops
    the walk for a *wide round*: that anchor and the next ones with a big
@@ -30,9 +32,12 @@ waves, and the host keeps the sequential rule:
    the last keep stops the walk too: a warp round re-inspects, with the
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
    long alignment just kept, whose walls now end them early). An anchor
-   abandoned with the current walls is a long extension in a narrow band
-   and is extended on the host, both sides at once on two threads. Either
-   way the anchor is rescored and kept at ``gappedthresh``.
+   still abandoned with the current walls (or whose explored region no new
+   alignment meets) is a long extension in a narrow band and is extended
+   on the host, each side on a thread, with the next such anchors on other
+   diagonals at once when there are more host threads (speculation the
+   walk checks). Either way the anchor is rescored and kept at
+   ``gappedthresh``.
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
