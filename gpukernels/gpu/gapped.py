@@ -845,7 +845,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     Returns
     -------
     tuple
-        ``(t0, t1, q0, q1, score, op_off, ops, anchor_cells)`` as the CPU twin.
+        ``(t0, t1, q0, q1, score, op_off, ops, anchor_cells)`` as the CPU twin;
+        ``anchor_cells`` counts the cells of the extension kept, which can
+        exceed the CPU's where walls met a side only past its best cell.
     """
     from . import budget
     t = np.ascontiguousarray(t, dtype=np.uint8)
