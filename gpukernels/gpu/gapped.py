@@ -386,16 +386,17 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
 
 
 @njit(cache=True, nogil=True)
-def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
-                ents, sel):
+def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
+                runs, head, ents, sel):
     """Anchors to extend on host threads at once: ``a``, then up to ``cap - 1`` more from ``(a, end)``.
 
     ``a`` was abandoned by the inspector and is still long with the walls of
     now. The others are abandoned anchors found still long too (no alignment
     kept since their inspection meets what they explored, so they are
     stamped now), not on a kept path, and each on a diagonal at least
-    ``apart`` (:data:`LONG_APART`) from those taken (anchors of one long alignment share
-    its diagonal: the first one's extension takes the others' place). Their
+    ``apart`` (:data:`LONG_APART`) from those taken (anchors of one long
+    alignment share its diagonal: the first one's extension takes the
+    others' place). Their
     results are speculative like the GPU's: the walk checks each against the
     alignments kept before it. Returns the number written to ``sel``.
     """
@@ -414,6 +415,7 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
         for x in range(taken):
             if abs(diag - (anchor_t[sel[x]] - anchor_q[sel[x]])) < apart:
                 near = True
+                break
         if near or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
                                 head, ents):
             continue
@@ -1024,8 +1026,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 # still abandoned with the walls of now: a long extension, for host threads
                 c0 = clock()
                 _restamp(a, stamp, res_all, cnt)
-                m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q, anchor_t, K,
-                                cnt, op_off, ops_all, run_off, runs, head, ents, sel)
+                m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q,
+                                anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, sel)
                 long_on_host(sel[:m].copy())
                 stats["long_s"] += clock() - c0
                 continue
