@@ -920,7 +920,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         x0 = stats["execute_s"]
         stats["inspected"] += len(idx)
         stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
-        rows = np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()
+        rows = _side_rows(idx)
         res_all[rows, :R_CHECKED] = r
         res_all[rows, R_CHECKED] = 0
         band_all[rows] = b
@@ -938,8 +938,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             status[sel[:m]] = 2
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
-        trace.append((kind, len(idx), int(r[:, R_DIAGS].max()), int((r[:, R_BI] + r[:, R_BJ]).max()),
-                      int(r[:, R_CELLS].sum()), c2 - c1, stats["execute_s"] - x0))
+        trace.append(_trace_row(kind, r, c2 - c1, stats["execute_s"] - x0))
 
     def long_on_host(batch):
         """Both sides of the anchors ``batch`` on host threads at once, with the walls of now.
@@ -979,14 +978,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         with ThreadPoolExecutor(len(free)) as pool:
             pieces = list(pool.map(side, jobs))
         idx = np.asarray(batch, dtype=np.int64)
-        rows = res_all[np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()]
-        trace.append((3, len(idx), int(rows[:, R_DIAGS].max()), int((rows[:, R_BI] + rows[:, R_BJ]).max()),
-                      int(rows[:, R_CELLS].sum()), clock() - c0, batch[0]))
+        rows = res_all[_side_rows(idx)]
+        trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
         store, used = _store_columns(pieces, idx, ops_idx, store, used)
         status[idx] = 2
         stamp[idx] = cnt[0]
         host[0] += len(idx)
-        host[1] += int(res_all[2 * idx, R_CELLS].sum() + res_all[2 * idx + 1, R_CELLS].sum())
+        host[1] += int(rows[:, R_CELLS].sum())
         host[8] += len(idx)
         stats["long_batches"] += 1
 
@@ -1055,6 +1053,17 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)
 
 
+def _side_rows(idx):
+    """Rows of the anchors ``idx`` in the per-side tables: left, right, left, ..."""
+    return np.stack([2 * idx, 2 * idx + 1], axis=1).ravel()
+
+
+def _trace_row(kind, rows, seconds, extra):
+    """One row of ``LAST_STATS["trace"]`` for the sides ``rows`` (result rows) of one speculation."""
+    return (kind, len(rows) // 2, int(rows[:, R_DIAGS].max()), int((rows[:, R_BI] + rows[:, R_BJ]).max()),
+            int(rows[:, R_CELLS].sum()), seconds, extra)
+
+
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
              ops_idx, store, used, stats, wide=False):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
@@ -1063,9 +1072,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     ``store[:used]``. Returns the (grown) store and the new ``used``.
     """
     clock = time.perf_counter
-    side_rows = np.empty(2 * len(idx), dtype=np.int64)
-    side_rows[0::2] = 2 * idx
-    side_rows[1::2] = 2 * idx + 1
+    side_rows = _side_rows(idx)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
     need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + 12 * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
     pieces = [np.zeros(0, dtype=np.uint8)] * len(side_rows)
