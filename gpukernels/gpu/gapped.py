@@ -392,13 +392,12 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
 
     ``a`` was abandoned by the inspector and is still long with the walls of
     now. The others are abandoned anchors found still long too (no alignment
-    kept since their inspection meets what they explored, so they are
-    stamped now), not on a kept path, and each on a diagonal at least
-    ``apart`` (:data:`LONG_APART`) from those taken (anchors of one long
-    alignment share its diagonal: the first one's extension takes the
-    others' place). Their
-    results are speculative like the GPU's: the walk checks each against the
-    alignments kept before it. Returns the number written to ``sel``.
+    kept since their inspection meets what they explored), not on a kept
+    path, and each on a diagonal at least ``apart`` (:data:`LONG_APART`)
+    from those taken (anchors of one long alignment share its diagonal: the
+    first one's extension takes the others' place). Their results are
+    speculative like the GPU's: the walk checks each against the alignments
+    kept before it. Returns the number written to ``sel``.
     """
     sel[0] = a
     taken = 1
@@ -419,18 +418,9 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
         if near or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
                                 head, ents):
             continue
-        _restamp(b, stamp, res_all, cnt)
         sel[taken] = b
         taken += 1
     return taken
-
-
-@njit(cache=True, nogil=True)
-def _restamp(a, stamp, res_all, cnt):
-    """Anchor ``a``'s inspection is what one now would give (it was found clean): stamp it now."""
-    stamp[a] = cnt[0]
-    res_all[2 * a, R_CHECKED] = 0
-    res_all[2 * a + 1, R_CHECKED] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -1023,7 +1013,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                                    run_off, runs, head, ents):
                 # still abandoned with the walls of now: a long extension, for host threads
                 c0 = clock()
-                _restamp(a, stamp, res_all, cnt)
                 m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q,
                                 anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, sel)
                 long_on_host(sel[:m].copy())
