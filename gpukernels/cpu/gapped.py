@@ -27,6 +27,11 @@ NEG = -(1 << 29)
 NEG32 = np.int32(NEG)
 ZERO, ONE, TWO, FOUR, EIGHT = (np.int32(v) for v in (0, 1, 2, 4, 8))
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
+#: a sweep's state between anti-diagonals (:func:`ydrop_sweep`): the last anti-diagonal computed, the
+#: live ranges of it and of the one before, the best cell and score, the cells and traceback bytes so
+#: far, the rotation of the H rows and of the E and F rows of ``work``, and whether the extension ended
+ST_D, ST_LO1, ST_HI1, ST_LO2, ST_HI2, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_NTB, ST_ROTH, ST_ROTE, ST_DONE = range(13)
+ST_N = 13
 
 
 @njit(cache=True, nogil=True)
@@ -73,94 +78,77 @@ def traceback_columns(tb, tb_off, tb_lo, bi, bj, t, t_base, t_step, q, q_base, q
 
 
 @njit(cache=True, nogil=True)
-def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier,
-                   walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo, store=True):
-    """One-sided y-drop extension from the origin, with traceback.
-
-    Parameters
-    ----------
-    tA, qA : ndarray of uint8
-        Codes, oriented so that along an anti-diagonal d, cell (i, j = d - i)
-        reads the target letter ``tA[T0 - j]`` and the query letter
-        ``qA[Q0 + i]``: both indices then rise with i, which lets the
-        compiler vectorise the sweep. (For the right piece ``tA`` is the
-        reversed target and ``qA`` the query; for the left piece the other
-        way round.)
-    tn, qn : int
-        How far the extension may go in each sequence.
-    matrix : ndarray of int32, shape (6, 6)
-    barrier : int
-        Cells with ``j - i == barrier`` are dead (a self-comparison's main
-        diagonal); pass a value out of reach to disable.
-    walls : ndarray of int32, shape (len(t) + 1, K, 2)
-        Lattice points of alignments already kept: ``walls[x]`` holds up to K
-        query intervals ``[lo, hi)`` at target lattice coordinate ``x``
-        (``hi == 0`` ends the list). Cells on them are dead, so an extension
-        never touches or crosses an earlier alignment.
-    wq0, wt0, wdir : int
-        Cell (i, j) is the lattice point ``(wq0 + wdir * i, wt0 + wdir * j)``.
-    work : ndarray of int32, shape (8, >= qn + 2)
-        Scratch rows (H for three anti-diagonals, E and F for two, substitution scores).
-    tb, tb_off, tb_lo : ndarray
-        Traceback buffers (grown as needed and returned). With ``store``,
-        anti-diagonal d's bytes are ``tb[tb_off[d]:tb_off[d + 1]]`` for every
-        d computed, the last included, and its first cell is ``tb_lo[d]``.
-    store : bool
-        Keep the traceback and trace the path back (default). ``False`` is the
-        score-only inspector: the same cells, the same best cell and score,
-        but each anti-diagonal's traceback bytes overwrite the previous ones
-        (``tb[lo:hi]``) and ``ops`` comes back empty.
-
-    Returns
-    -------
-    best, bi, bj : int
-        Best score and its cell (query and target letters consumed).
-    cells : int
-        DP cells computed.
-    ops : ndarray of uint8
-        Columns from the origin outwards (``OP_EQ``, ``OP_X``, ``OP_I``, ``OP_D``).
-    tb, tb_off, tb_lo : ndarray
-        The (possibly grown) buffers, for reuse.
-    """
-    goe = np.int32(gap_open + gap_ext)
-    gext = np.int32(gap_ext)
-    flat = np.empty(64, dtype=np.int32)  # matrix as a flat table: flat[8 * t + q]
+def _flat_matrix(matrix):
+    """The substitution matrix as a flat int32 table: ``flat[8 * t + q]``."""
+    flat = np.empty(64, dtype=np.int32)
     for x in range(6):
         for y in range(6):
             flat[8 * x + y] = matrix[x, y]
-    # rows of work: 0..2 H rotating (d-2, d-1, d), 3..4 E, 5..6 F
-    hA, hB, hC = 0, 1, 2
-    eA, eB = 3, 4
-    fA, fB = 5, 6
+    return flat
+
+
+@njit(cache=True, nogil=True)
+def origin_state(work, tb, tb_off, tb_lo):
+    """The state (see :data:`ST_N`) and rows of an extension at its origin, anti-diagonal 0.
+
+    The origin cell scores 0; every other cell is dead. Its traceback byte
+    is ``tb[0]``. Returns the state and the (grown) traceback buffers.
+    """
     for r in range(7):
         work[r, 0] = NEG
         work[r, 1] = NEG
-    work[hB, 0] = 0
-    lo1, hi1 = 0, 1          # live range of d-1
-    lo2, hi2 = 0, 0          # live range of d-2 (empty)
-    best = 0
-    bi = 0
-    bj = 0
-    cells = 0
+    work[1, 0] = 0
     tb_off = grow(tb_off, 2)
     tb_lo = grow(tb_lo, 2)
     tb_off[0] = 0
     tb_lo[0] = 0
     tb = grow(tb, 1)
     tb[0] = 0
-    ntb = 1
+    st = np.zeros(ST_N, dtype=np.int64)
+    st[ST_HI1] = 1
+    st[ST_NTB] = 1
+    return st, tb, tb_off, tb_lo
+
+
+@njit(cache=True, nogil=True)
+def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, wt0, wdir, work, tb, tb_off,
+                tb_lo, store, st, d_end):
+    """Anti-diagonals ``st[ST_D] + 1`` to ``d_end`` of a y-drop extension, or until it ends.
+
+    The arguments are :func:`ydrop_one_side`'s (``flat`` from
+    :func:`_flat_matrix`, ``goe`` and ``gext`` the gap costs as int32); ``st``
+    and the rows of ``work`` hold where the sweep stands (:func:`origin_state`,
+    or a state carried over from another sweep) and are updated in place, so
+    a later call goes on from there. Anti-diagonal d's traceback bytes are
+    ``tb[tb_off[d]:]``, written from ``st[ST_NTB]`` on. Returns the (grown)
+    traceback buffers.
+    """
+    gap_ext = gext
+    d = st[ST_D]
+    lo1, hi1, lo2, hi2 = st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2]
+    best, bi, bj = st[ST_BEST], st[ST_BI], st[ST_BJ]
+    cells, ntb = st[ST_CELLS], st[ST_NTB]
+    # rows of work: 0..2 H rotating (d-2, d-1, d), 3..4 E, 5..6 F, 7 substitution scores
+    roth, rote = st[ST_ROTH], st[ST_ROTE]
+    hA, hB, hC = roth, (roth + 1) % 3, (roth + 2) % 3
+    eA, eB = 3 + rote, 4 - rote
+    fA, fB = 5 + rote, 6 - rote
     # target offsets j (cell (i, d - i)) holding a wall, ascending, found by one scan ahead of the
     # anti-diagonals: the range of j an anti-diagonal covers only moves forward, so each j is read
     # once rather than once per anti-diagonal (the cells' own walls are tested only where one is)
     wall_j = np.empty(64, dtype=np.int64)
     n_wall_j = 0
     first_wall = 0
-    j_scanned = -1
-    d = 0
-    dlast = 0
+    j_scanned = max(-1, d - max(hi1, hi2) - 1)
+    done = 0
+    dlast = d
+
     while True:
+        if d == d_end:
+            break
         d += 1
         if d > qn + tn:
+            done = 1
             break
         lo = lo1
         if lo2 + 1 < lo:
@@ -177,6 +165,7 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         if hi > d + 1:
             hi = d + 1
         if lo >= hi:
+            done = 1
             break
         if not store:
             ntb = lo  # score-only: anti-diagonal d's bytes at tb[lo:hi]
@@ -309,6 +298,7 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         ntb += hi - lo
         dlast = d
         if nlo >= nhi:
+            done = 1
             break
         if dbi >= 0 and dbest >= best:
             best = dbest
@@ -320,10 +310,79 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
         fA, fB = fB, fA
         lo2, hi2 = lo1, hi1
         lo1, hi1 = nlo, nhi
+    st[ST_D] = dlast
+    st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2] = lo1, hi1, lo2, hi2
+    st[ST_BEST], st[ST_BI], st[ST_BJ] = best, bi, bj
+    st[ST_CELLS], st[ST_NTB] = cells, ntb
+    st[ST_ROTH] = hA
+    st[ST_ROTE] = eA - 3
+    st[ST_DONE] = done
+    return tb, tb_off, tb_lo
+
+
+
+@njit(cache=True, nogil=True)
+def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier,
+                   walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo, store=True):
+    """One-sided y-drop extension from the origin, with traceback.
+
+    Parameters
+    ----------
+    tA, qA : ndarray of uint8
+        Codes, oriented so that along an anti-diagonal d, cell (i, j = d - i)
+        reads the target letter ``tA[T0 - j]`` and the query letter
+        ``qA[Q0 + i]``: both indices then rise with i, which lets the
+        compiler vectorise the sweep. (For the right piece ``tA`` is the
+        reversed target and ``qA`` the query; for the left piece the other
+        way round.)
+    tn, qn : int
+        How far the extension may go in each sequence.
+    matrix : ndarray of int32, shape (6, 6)
+    barrier : int
+        Cells with ``j - i == barrier`` are dead (a self-comparison's main
+        diagonal); pass a value out of reach to disable.
+    walls : ndarray of int32, shape (len(t) + 1, K, 2)
+        Lattice points of alignments already kept: ``walls[x]`` holds up to K
+        query intervals ``[lo, hi)`` at target lattice coordinate ``x``
+        (``hi == 0`` ends the list). Cells on them are dead, so an extension
+        never touches or crosses an earlier alignment.
+    wq0, wt0, wdir : int
+        Cell (i, j) is the lattice point ``(wq0 + wdir * i, wt0 + wdir * j)``.
+    work : ndarray of int32, shape (8, >= qn + 2)
+        Scratch rows (H for three anti-diagonals, E and F for two, substitution scores).
+    tb, tb_off, tb_lo : ndarray
+        Traceback buffers (grown as needed and returned). With ``store``,
+        anti-diagonal d's bytes are ``tb[tb_off[d]:tb_off[d + 1]]`` for every
+        d computed, the last included, and its first cell is ``tb_lo[d]``.
+    store : bool
+        Keep the traceback and trace the path back (default). ``False`` is the
+        score-only inspector: the same cells, the same best cell and score,
+        but each anti-diagonal's traceback bytes overwrite the previous ones
+        (``tb[lo:hi]``) and ``ops`` comes back empty.
+
+    Returns
+    -------
+    best, bi, bj : int
+        Best score and its cell (query and target letters consumed).
+    cells : int
+        DP cells computed.
+    ops : ndarray of uint8
+        Columns from the origin outwards (``OP_EQ``, ``OP_X``, ``OP_I``, ``OP_D``).
+    tb, tb_off, tb_lo : ndarray
+        The (possibly grown) buffers, for reuse.
+    """
+    goe = np.int32(gap_open + gap_ext)
+    gext = np.int32(gap_ext)
+    flat = _flat_matrix(matrix)
+    st, tb, tb_off, tb_lo = origin_state(work, tb, tb_off, tb_lo)
+    tb, tb_off, tb_lo = ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, wt0, wdir,
+                                    work, tb, tb_off, tb_lo, store, st, 1 << 62)
+    best, bi, bj, cells = st[ST_BEST], st[ST_BI], st[ST_BJ], st[ST_CELLS]
     if not store:
         return best, bi, bj, cells, np.empty(0, dtype=np.uint8), tb, tb_off, tb_lo
+    dlast = st[ST_D]
     tb_off = grow(tb_off, dlast + 2)
-    tb_off[dlast + 1] = ntb
+    tb_off[dlast + 1] = st[ST_NTB]
     ops = traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
     return best, bi, bj, cells, ops, tb, tb_off, tb_lo
 
