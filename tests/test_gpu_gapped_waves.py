@@ -14,7 +14,7 @@ import pytest
 
 from gapped_emulator import EmuRunner
 from gpukernels import seeds, ungapped
-from gpukernels.cpu import gapped as cpu_gapped
+from gpukernels.cpu import gapped as cpu_gapped, relay
 from gpukernels.engine import AlignOptions, _record_bounds, seeds_rc
 from gpukernels.gapped import WALL_SLOTS, anchor_order
 from gpukernels.genome import read_fasta
@@ -86,8 +86,11 @@ _DEF = gpu_gapped.ROUND_CELLS
     (64, 1 << 30, (512, 2048), 300, _DEF, 2),              # long sides abandoned by the inspector: wide rounds
     (64, 1 << 30, (512, 2048), 150, _DEF, 8),              # ... and several extended on host threads at once
 ])
-def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads):
-    batches = abandoned = 0
+def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, monkeypatch):
+    # long sides split into chunks of 1024 anti-diagonals (cpu/relay.py), so 40 kb pieces have several
+    monkeypatch.setattr(relay, "CHUNK", 1024)
+    monkeypatch.setattr(relay, "WARM", 512)
+    batches = abandoned = taken = 0
     for args in inputs:
         ref = cpu_gapped.extend_anchors(*args)
         runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], mem, bands, dcap,
@@ -97,7 +100,10 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads):
         assert_same_extension(got, ref)
         print(wave, mem, bands, dcap, round_cells, threads, gpu_gapped.LAST_STATS)
         batches += gpu_gapped.LAST_STATS["long_batches"]
+        taken += gpu_gapped.LAST_STATS["relay_taken"]
         abandoned += gpu_gapped.LAST_STATS["host_why"]["abandoned"]
     if threads > 2:
         assert abandoned > batches > 0      # some batches took several anchors
+    if dcap < gpu_gapped.DCAP:
+        assert taken > 0                    # some long sides were split
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0

@@ -492,15 +492,32 @@ def mark_walls(walls, path, t0, q0):
 
 
 @njit(cache=True, nogil=True)
+def side_frame(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, self_barrier):
+    """The arguments of :func:`ydrop_one_side` that place one side of an anchor.
+
+    The left side runs on the target forward and the reversed query, the
+    right side on the reversed target and the query, each from the anchor
+    base ``(aq, at)`` outwards and inside the record bounds ``[t_lo, t_hi)``,
+    ``[q_lo, q_hi)``; a self-comparison's main diagonal is a barrier.
+
+    Returns
+    -------
+    tuple
+        ``(tA, T0, tn, qA, Q0, qn, barrier, wq0, wt0, wdir)``.
+    """
+    if right:
+        bar = aq - at if self_barrier else 1 << 62
+        return t_rev, t.shape[0] - 1 - at, t_hi - at - 1, q, aq, q_hi - aq - 1, bar, aq + 1, at + 1, 1
+    bar = at - aq if self_barrier else 1 << 62
+    return t, at + 1, at - t_lo + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo + 1, bar, aq + 1, at + 1, -1
+
+
+@njit(cache=True, nogil=True)
 def extend_side(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                 self_barrier, walls, work, tb, tb_off, tb_lo, store=True):
     """One side of one anchor, with the walls as they are: the sequential rule's step.
 
-    The left side runs on the target forward and the reversed query, the
-    right side on the reversed target and the query (see
-    :func:`ydrop_one_side`), each from the anchor base ``(aq, at)`` outwards
-    and inside the record bounds ``[t_lo, t_hi)``, ``[q_lo, q_hi)``; a
-    self-comparison's main diagonal is a barrier. Shared by
+    The side is placed by :func:`side_frame`. Shared by
     :func:`extend_anchors` and the GPU twin's host side, which extends here
     the sides whose speculative GPU result is not valid.
 
@@ -510,13 +527,10 @@ def extend_side(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matri
         ``ydrop_one_side``'s: best score, cell ``(i, j)``, cells, columns from
         the anchor outwards, and the grown ``tb, tb_off, tb_lo``.
     """
-    if right:
-        bar = aq - at if self_barrier else 1 << 62
-        return ydrop_one_side(t_rev, t.shape[0] - 1 - at, t_hi - at - 1, q, aq, q_hi - aq - 1, matrix, gap_open,
-                              gap_ext, ydrop, bar, walls, aq + 1, at + 1, 1, work, tb, tb_off, tb_lo, store)
-    bar = at - aq if self_barrier else 1 << 62
-    return ydrop_one_side(t, at + 1, at - t_lo + 1, q_rev, q.shape[0] - 2 - aq, aq - q_lo + 1, matrix, gap_open,
-                          gap_ext, ydrop, bar, walls, aq + 1, at + 1, -1, work, tb, tb_off, tb_lo, store)
+    tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = side_frame(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
+                                                             q_hi, self_barrier)
+    return ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, walls, wq0, wt0, wdir,
+                          work, tb, tb_off, tb_lo, store)
 
 
 @njit(cache=True, nogil=True)

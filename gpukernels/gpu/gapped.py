@@ -57,6 +57,7 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.buffers import grow, grow_rows
 from ..cpu.gapped import OP_D, OP_I, OP_X
+from ..cpu.relay import relay_side
 
 #: anchors inspected per wave at most
 WAVE = 4096
@@ -883,11 +884,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = []                          # host DP buffers for long_on_host, one set per thread
+    relay_pool, relay_works = None, []      # threads and buffers for the sides split by relay_side
     host = np.zeros(9, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
-                 max_task_cells=0, long_batches=0)
+                 max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -936,37 +938,61 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         Each anchor was abandoned by the inspector and is still long with the
         walls of now: a long extension in a narrow band, which one CPU core
         runs faster than one GPU block. The first is the walk's next anchor;
-        the others (:func:`_long_batch`) are speculation. The results go where
-        the executor's would (status 2, stamped now, with the region each
-        side explored up to its best), so the walk takes and checks them.
+        the others (:func:`_long_batch`) are speculation. A side the inspector
+        abandoned is split over a share of the threads
+        (:func:`gpukernels.cpu.relay.relay_side`). The results go where the
+        executor's would (status 2, stamped now, with the region each side
+        explored up to its best), so the walk takes and checks them.
         """
-        nonlocal store, used
+        nonlocal store, used, relay_pool
         jobs = [(a, right) for a in batch for right in (0, 1)]
         while len(long_bufs) < min(len(jobs), host_threads):
             long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
                               np.empty(1024, np.int64)])
         free = list(range(min(len(jobs), host_threads)))
+        # the sides the inspector abandoned, split in chunks on the relay's threads (shared: a side's
+        # chunks queue there, so threads that other sides leave go to the longest), each with its buffers
+        long_sides = [job for job in jobs if res_all[2 * job[0] + job[1], R_STATUS] == 2]
+        ways = max(2, host_threads // 2)
+        shares = {}
+        if long_sides:
+            if relay_pool is None:
+                relay_pool = ThreadPoolExecutor(host_threads)
+            while len(relay_works) < ways * len(long_sides):
+                relay_works.append(np.empty((8, qmax), np.int32))
+            shares = {job: relay_works[k * ways:(k + 1) * ways] for k, job in enumerate(long_sides)}
+        relay_stats = {job: {} for job in shares}
 
         def side(job):
             a, right = job
-            slot = free.pop()
-            try:
-                w, b1, b2, b3 = long_bufs[slot]
-                out = cg.extend_side(bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a],
-                                     t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier,
-                                     walls, w, b1, b2, b3)
-                long_bufs[slot][1:] = out[5:]
-                row = res_all[2 * a + right]
-                row[R_BEST], row[R_BI], row[R_BJ], row[R_CELLS] = out[0], out[1], out[2], out[3]
-                _host_region(row, out[6], out[7], out[3])
-                row[R_CHECKED] = 0
-                return out[4]
-            finally:
-                free.append(slot)
+            if job in shares:
+                tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(
+                    bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a], t_hi[a], q_lo[a],
+                    q_hi[a], self_barrier)
+                out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, walls, wq0, wt0,
+                                 wdir, relay_pool, shares[job], stats=relay_stats[job])
+            else:
+                slot = free.pop()
+                try:
+                    w, b1, b2, b3 = long_bufs[slot]
+                    out = cg.extend_side(bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]),
+                                         t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
+                                         self_barrier, walls, w, b1, b2, b3)
+                    long_bufs[slot][1:] = out[5:]
+                finally:
+                    free.append(slot)
+            row = res_all[2 * a + right]
+            row[R_BEST], row[R_BI], row[R_BJ], row[R_CELLS] = out[0], out[1], out[2], out[3]
+            _host_region(row, out[6], out[7], out[3])
+            row[R_CHECKED] = 0
+            return out[4]
 
         c0 = clock()
         with ThreadPoolExecutor(len(free)) as pool:
             pieces = list(pool.map(side, jobs))
+        for counts in relay_stats.values():
+            for key, value in counts.items():
+                stats[key] += value
         idx = np.asarray(batch, dtype=np.int64)
         rows = res_all[_side_rows(idx)]
         trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
@@ -1035,6 +1061,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
+    if relay_pool is not None:
+        relay_pool.shutdown()
     LAST_STATS.clear()
     LAST_STATS.update(stats)
     nk = int(cnt[0])

@@ -1,0 +1,240 @@
+"""Long one-sided y-drop extensions on several threads: speculative chunks, checked exactly.
+
+A y-drop extension is a chain of anti-diagonals, each computed from the two
+before it, so one core sweeps a megabase-long one in about a second. Here
+the chain is cut into chunks of :data:`CHUNK` anti-diagonals, run at once on
+a thread pool:
+
+* the *lead* goes on from the true state;
+* each later chunk is speculation. It starts :data:`WARM` anti-diagonals
+  before its own first one, from a single cell scoring 0 on the diagonal of
+  the best cell so far. Along a long alignment of similar sequences, the best
+  path to every live cell soon runs through the alignment's path, and the
+  speculative rows become the true rows less a constant.
+
+That is checked exactly where a chunk takes over from the one before it
+(:func:`same_state`):
+
+* the live ranges of the last two anti-diagonals are equal;
+* every live value differs from the true one by one constant, and so does
+  the best score;
+* the values the DP holds as dead (at or below ``NEG // 2``) are dead in
+  both.
+
+Past a check that holds, the chunk computes what the sequential sweep would,
+in a frame shifted by that constant. The rules compare scores only with each
+other and with ``best - ydrop``, and a dead value never beats a live one. Where
+a check fails, the next round of chunks starts from the true state there.
+So the result (best score and cell, traceback, cells) is exactly
+:func:`gpukernels.cpu.gapped.ydrop_one_side`'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .gapped import (NEG, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_D, ST_DONE, ST_HI1, ST_HI2, ST_LO1, ST_LO2, ST_N,
+                     ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, origin_state, traceback_columns, ydrop_sweep)
+
+#: anti-diagonals per chunk
+CHUNK = 1 << 16
+#: anti-diagonals a speculative chunk sweeps before its first checked one
+WARM = 1 << 13
+_DEAD = NEG // 2
+
+
+@njit(cache=True, nogil=True)
+def seed_state(work, i0, d0):
+    """The state (see ``cpu/gapped.ST_N``) of a sweep from the single cell ``(i0, d0 - i0)`` scoring 0.
+
+    Its rows in ``work`` are dead around that cell, as around the origin.
+    """
+    width = work.shape[1]
+    for r in range(7):
+        for i in range(max(0, i0 - 1), min(width, i0 + 3)):
+            work[r, i] = NEG
+    work[1, i0] = 0
+    st = np.zeros(ST_N, dtype=np.int64)
+    st[ST_D] = d0
+    st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2] = i0, i0 + 1, i0, i0
+    st[ST_BI], st[ST_BJ] = i0, d0 - i0
+    return st
+
+
+@njit(cache=True, nogil=True)
+def snapshot(work, st):
+    """What the next anti-diagonals read of a sweep that stands at ``st``: its live cells.
+
+    Returns
+    -------
+    lo : int
+        The first query index covered.
+    rows : ndarray of int64, shape (4, n)
+        H of the last anti-diagonal, H of the one before, E and F of the
+        last, over their live ranges (``NEG`` elsewhere).
+    """
+    lo1, hi1, lo2, hi2 = st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2]
+    lo, hi = lo1, hi1
+    if hi2 > lo2:
+        lo, hi = min(lo1, lo2), max(hi1, hi2)
+    roth, rote = st[ST_ROTH], st[ST_ROTE]
+    h_last, h_before = (roth + 1) % 3, roth
+    e_last, f_last = 4 - rote, 6 - rote
+    rows = np.full((4, max(hi - lo, 0)), NEG, dtype=np.int64)
+    for i in range(lo1, hi1):
+        rows[0, i - lo] = work[h_last, i]
+        rows[2, i - lo] = work[e_last, i]
+        rows[3, i - lo] = work[f_last, i]
+    for i in range(lo2, hi2):
+        rows[1, i - lo] = work[h_before, i]
+    return lo, rows
+
+
+@njit(cache=True, nogil=True)
+def same_state(st_a, lo_a, rows_a, st_b, lo_b, rows_b):
+    """Whether sweep b stands where sweep a does, less a constant.
+
+    Returns ``(True, c)`` when both stand after the same anti-diagonal, with
+    the same live ranges, the same dead cells, and every live value and the
+    best score of a equal to b's plus ``c``; else ``(False, 0)``.
+    """
+    for k in (ST_D, ST_LO1, ST_HI1, ST_LO2, ST_HI2):
+        if st_a[k] != st_b[k]:
+            return False, 0
+    if st_a[ST_DONE] != 0 or st_b[ST_DONE] != 0 or lo_a != lo_b or rows_a.shape[1] != rows_b.shape[1]:
+        return False, 0
+    c = st_a[ST_BEST] - st_b[ST_BEST]
+    for r in range(4):
+        for x in range(rows_a.shape[1]):
+            va = rows_a[r, x]
+            vb = rows_b[r, x]
+            if (va <= _DEAD) != (vb <= _DEAD):
+                return False, 0
+            if va > _DEAD and va - vb != c:
+                return False, 0
+    return True, c
+
+
+def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier, walls, wq0, wt0, wdir, pool,
+               works, chunk=None, warm=None, stats=None):
+    """:func:`gpukernels.cpu.gapped.ydrop_one_side` with ``store``, its chunks spread over ``pool``.
+
+    Parameters
+    ----------
+    tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier, walls, wq0, wt0, wdir
+        As for ``ydrop_one_side``.
+    pool : concurrent.futures.Executor
+        Runs the chunks (at most ``len(works)`` at once).
+    works : list of ndarray of int32, shape (8, >= qn + 3)
+        One scratch buffer per chunk run at once; one runs the extension
+        without speculation.
+    chunk, warm : int
+        Anti-diagonals per chunk, and swept by a speculative chunk before its
+        first (:data:`CHUNK`, :data:`WARM`; only the speed depends on them).
+    stats : dict, optional
+        Counts added: ``relay_rounds``, ``relay_taken`` (chunks that took
+        over), ``relay_missed`` (speculative chunks that did not).
+
+    Returns
+    -------
+    tuple
+        ``ydrop_one_side``'s: ``best, bi, bj, cells, ops`` and the traceback
+        table ``tb, tb_off, tb_lo`` (in one piece).
+    """
+    chunk = int(chunk or CHUNK)
+    warm = int(warm or WARM)
+    flat = _flat_matrix(matrix)
+    goe, gext = np.int32(gap_open + gap_ext), np.int32(gap_ext)
+    dp = (tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, wt0, wdir)
+    stats = {} if stats is None else stats
+    for key in ("relay_rounds", "relay_taken", "relay_missed"):
+        stats.setdefault(key, 0)
+
+    def lead(work, st, d_end, tb, off, lo):
+        tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, d_end)
+        return tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
+
+    def speculate(work, i0, d0, d_check, d_end):
+        st = seed_state(work, i0, d0)
+        tb, off, lo = np.empty(1 << 12, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
+        tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, False, st, d_check)   # warm-up, score only
+        if st[ST_DONE] or st[ST_D] != d_check:
+            return None
+        at_check = (st.copy(), *snapshot(work, st))
+        st[ST_NTB] = 0
+        tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, d_end)
+        return at_check, st, tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
+
+    home = 0                                    # the buffer holding the true state
+    tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
+    st, tb, off, lo = origin_state(works[home], tb, off, lo)
+    pieces = []                                 # (tb, tb_off, tb_lo, first and last anti-diagonal, bytes end)
+    frame = 0                                   # true score less the score in the lead's frame
+    best, bi, bj, cells = 0, 0, 0, 0
+    d_from, cells_mark, checked = 0, 0, -1
+    while True:
+        stats["relay_rounds"] += 1
+        d0 = int(st[ST_D])
+        diag = int(st[ST_BJ] - st[ST_BI])
+        jobs = []
+        others = [x for x in range(len(works)) if x != home]
+        for m, x in enumerate(others, start=1):
+            d_check = d0 + m * chunk
+            s = d_check - warm
+            s -= (s - diag) & 1
+            i0 = (s - diag) // 2
+            if s <= 0 or not (0 <= i0 <= qn and 0 <= s - i0 <= tn):
+                break
+            jobs.append((x, d_check, pool.submit(speculate, works[x], i0, s, d_check, d_check + chunk)))
+        tb, off, lo, snap = pool.submit(lead, works[home], st, d0 + chunk, tb, off, lo).result()
+        results = [(x, d_check, f.result()) for x, d_check, f in jobs]
+        # the lead's piece, then each chunk that takes over from the one before it
+        while True:
+            pieces.append((tb, off, lo, d_from, int(st[ST_D]), int(st[ST_NTB])))
+            cells += int(st[ST_CELLS]) - cells_mark
+            best = int(st[ST_BEST]) + frame
+            if st[ST_BI] + st[ST_BJ] > checked:
+                bi, bj = int(st[ST_BI]), int(st[ST_BJ])
+            if st[ST_DONE] or not results:
+                break
+            x, d_check, got = results.pop(0)
+            if got is None:
+                stats["relay_missed"] += 1 + len(results)
+                break
+            (st_c, lo_c, rows_c), st_n, tb_n, off_n, lo_n, snap_n = got
+            ok, c = same_state(st, snap[0], snap[1], st_c, lo_c, rows_c)
+            if not ok:
+                stats["relay_missed"] += 1 + len(results)
+                break
+            stats["relay_taken"] += 1
+            frame += int(c)
+            home, st, tb, off, lo, snap = x, st_n, tb_n, off_n, lo_n, snap_n
+            d_from, cells_mark, checked = d_check + 1, int(st_c[ST_CELLS]), d_check
+        if st[ST_DONE]:
+            break
+        # the next round goes on from the true state, in the buffer that holds it
+        d_from, cells_mark, checked = int(st[ST_D]) + 1, int(st[ST_CELLS]), int(st[ST_D])
+        st[ST_NTB] = 0
+        tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
+    ops, tb, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0)
+    return best, bi, bj, cells, ops, tb, off, lo
+
+
+def _traceback(pieces, bi, bj, tA, T0, qA, Q0):
+    """The columns to cell ``(bi, bj)``, and the traceback table the chunks wrote, in one piece."""
+    pieces = [p for p in pieces if p[3] <= p[4]]
+    dlast = pieces[-1][4]
+    total = sum(end - p_off[d_from] for _, p_off, _, d_from, _, end in pieces)
+    tb = np.empty(max(total, 1), dtype=np.uint8)
+    off = np.empty(dlast + 2, dtype=np.int64)
+    lo = np.empty(dlast + 2, dtype=np.int64)
+    at = 0
+    for p_tb, p_off, p_lo, d_from, d_to, end in pieces:
+        start = p_off[d_from]
+        tb[at:at + end - start] = p_tb[start:end]
+        off[d_from:d_to + 1] = p_off[d_from:d_to + 1] - start + at
+        lo[d_from:d_to + 1] = p_lo[d_from:d_to + 1]
+        at += end - start
+    off[dlast + 1] = at
+    return traceback_columns(tb, off, lo, bi, bj, tA, T0, -1, qA, Q0, 1), tb, off, lo

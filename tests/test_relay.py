@@ -1,0 +1,70 @@
+"""Long y-drop extensions split into speculative chunks (cpu/relay.py) give the sequential sweep's result."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from gpukernels.cpu import gapped as G
+from gpukernels.cpu import relay
+from gpukernels.scoring import lastz_scoring
+
+from test_gapped import mutate
+
+
+def _random_walls(rng, n, qn, rate):
+    walls = np.zeros((n + 2, 2, 2), dtype=np.int32)
+    for x in np.flatnonzero(rng.random(n + 2) < rate):
+        a = int(rng.integers(0, qn + 1))
+        walls[x, 0] = (a, a + int(rng.integers(1, 4)))
+    return walls
+
+
+@pytest.mark.parametrize("warm", [900, 10])
+@pytest.mark.parametrize("seed", range(8))
+def test_relay_equals_sequential_sweep(seed, warm):
+    """Best cell, score, cells and columns equal ydrop_one_side's, whether chunks take over or not.
+
+    Warm-ups of 10 anti-diagonals are too short for the rows to converge: every check fails.
+    """
+    rng = np.random.default_rng(seed)
+    sc = lastz_scoring()
+    n = int(rng.integers(6000, 20000))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    if seed % 4 == 3:
+        t[n // 2:n // 2 + 3000] = rng.integers(0, 4, 3000)    # a stretch of noise: the alignment may end there
+    q = mutate(rng, t, [0.01, 0.03, 0.08][seed % 3])
+    walls = _random_walls(rng, n, len(q), [0.0, 0.001, 0.02][seed % 3])
+    barrier = 1 << 40 if seed % 2 else int(rng.integers(5, 50))
+    t_rev = t[::-1].copy()
+    dp = (t_rev, n, n, q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, barrier, walls, 0, 0, 1)
+    width = len(q) + 3
+    ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
+                           np.empty(4, np.int64))
+    stats = {}
+    with ThreadPoolExecutor(3) as pool:
+        got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32) for _ in range(3)], chunk=1500, warm=warm,
+                               stats=stats)
+    assert tuple(got[:4]) == tuple(ref[:4])
+    assert np.array_equal(got[4], ref[4])
+    assert stats["relay_rounds"] >= 1
+    assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0
+
+
+def test_relay_chunks_take_over_on_similar_sequences():
+    """On a long, 99 % identical pair most speculative chunks pass the check."""
+    rng = np.random.default_rng(7)
+    sc = lastz_scoring()
+    t = rng.integers(0, 4, 40000).astype(np.uint8)
+    q = mutate(rng, t, 0.01)
+    walls = np.zeros((len(t) + 2, 1, 2), dtype=np.int32)
+    dp = (t[::-1].copy(), len(t), len(t), q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 1 << 40,
+          walls, 0, 0, 1)
+    stats = {}
+    with ThreadPoolExecutor(4) as pool:
+        got = relay.relay_side(*dp, pool, [np.empty((8, len(q) + 3), np.int32) for _ in range(4)], chunk=4000,
+                               warm=2000, stats=stats)
+    ref = G.ydrop_one_side(*dp, np.empty((8, len(q) + 3), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
+                           np.empty(4, np.int64))
+    assert tuple(got[:4]) == tuple(ref[:4]) and np.array_equal(got[4], ref[4])
+    assert stats["relay_taken"] > stats["relay_missed"]
