@@ -104,6 +104,6 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
         abandoned += gpu_gapped.LAST_STATS["host_why"]["abandoned"]
     if threads > 2:
         assert abandoned > batches > 0      # some batches took several anchors
-    if dcap < gpu_gapped.DCAP:
+    if threads > 2:
         assert taken > 0                    # some long sides were split
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0

@@ -6,7 +6,8 @@ the chain is cut into chunks of :data:`CHUNK` anti-diagonals, run at once on
 a thread pool:
 
 * the *lead* goes on from the true state;
-* each later chunk is speculation. It starts :data:`WARM` anti-diagonals
+* each later chunk is speculation (1 in the first round, then 3, 7, ...: an
+  extension that ends soon wastes little). It starts :data:`WARM` anti-diagonals
   before its own first one, from a single cell scoring 0 on the diagonal of
   the best cell so far. Along a long alignment of similar sequences, the best
   path to every live cell soon runs through the alignment's path, and the
@@ -173,12 +174,15 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
     frame = 0                                   # true score less the score in the lead's frame
     best, bi, bj, cells = 0, 0, 0, 0
     d_from, cells_mark, checked = 0, 0, -1
+    spec_rounds = 1
     while True:
         stats["relay_rounds"] += 1
         d0 = int(st[ST_D])
         diag = int(st[ST_BJ] - st[ST_BI])
         jobs = []
-        others = [x for x in range(len(works)) if x != home]
+        # slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes few)
+        others = [x for x in range(len(works)) if x != home][:(1 << spec_rounds) - 1]
+        spec_rounds += 1
         for m, x in enumerate(others, start=1):
             d_check = d0 + m * chunk
             s = d_check - warm
