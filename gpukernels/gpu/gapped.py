@@ -833,7 +833,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     host_threads : int, optional
         Host threads for the extensions too long for the GPU (default 2:
         both sides of one anchor at once; more also extend the next such
-        anchors on other diagonals speculatively).
+        anchors on other diagonals speculatively, and from 4 on each side
+        the inspector abandoned is split into chunks on threads,
+        :mod:`gpukernels.cpu.relay`).
 
     Returns
     -------
@@ -950,13 +952,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
                               np.empty(1024, np.int64)])
         free = list(range(min(len(jobs), host_threads)))
-        # the sides the inspector abandoned, split in chunks on the relay's threads where there are enough
-        # (shared: a side's chunks queue there, so threads that other sides leave go to the longest), each
-        # with its buffers
+        # the sides the inspector abandoned, split in chunks on the relay's threads where there are 4 or
+        # more (shared: a side's chunks queue there, so threads that other sides leave go to the longest),
+        # each with its buffers
         long_sides = [job for job in jobs if res_all[2 * job[0] + job[1], R_STATUS] == 2]
         ways = max(2, host_threads // 2)
         shares = {}
-        if long_sides and (host_threads >= 4 or len(long_sides) < host_threads):
+        if long_sides and host_threads >= 4:
             if relay_pool is None:
                 relay_pool = ThreadPoolExecutor(host_threads)
             while len(relay_works) < ways * len(long_sides):
