@@ -170,7 +170,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
     home = 0                                    # the buffer holding the true state
     tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
     st, tb, off, lo = origin_state(works[home], tb, off, lo)
-    pieces = []                                 # (tb, tb_off, tb_lo, first and last anti-diagonal, bytes end)
+    pieces = []                                 # (tb, its tables from d_from on, d_from, d_to, bytes end)
     frame = 0                                   # true score less the score in the lead's frame
     best, bi, bj, cells = 0, 0, 0, 0
     d_from, cells_mark, checked = 0, 0, -1
@@ -195,7 +195,10 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         results = [(x, d_check, f.result()) for x, d_check, f in jobs]
         # the lead's piece, then each chunk that takes over from the one before it
         while True:
-            pieces.append((tb, off, lo, d_from, int(st[ST_D]), int(st[ST_NTB])))
+            d_to = int(st[ST_D])
+            # the piece's own anti-diagonals only (the tables are indexed from anti-diagonal 0)
+            pieces.append((tb, off[d_from:d_to + 1].copy(), lo[d_from:d_to + 1].copy(), d_from, d_to,
+                           int(st[ST_NTB])))
             cells += int(st[ST_CELLS]) - cells_mark
             best = int(st[ST_BEST]) + frame
             if st[ST_BI] + st[ST_BJ] > checked:
@@ -226,19 +229,22 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
 
 
 def _traceback(pieces, bi, bj, tA, T0, qA, Q0):
-    """The columns to cell ``(bi, bj)``, and the traceback table the chunks wrote, in one piece."""
+    """The columns to cell ``(bi, bj)``, and the traceback table the chunks wrote, in one piece.
+
+    A piece's tables ``off`` and ``lo`` start at its first anti-diagonal ``d_from``.
+    """
     pieces = [p for p in pieces if p[3] <= p[4]]
     dlast = pieces[-1][4]
-    total = sum(end - p_off[d_from] for _, p_off, _, d_from, _, end in pieces)
+    total = sum(end - p_off[0] for _, p_off, _, _, _, end in pieces)
     tb = np.empty(max(total, 1), dtype=np.uint8)
     off = np.empty(dlast + 2, dtype=np.int64)
     lo = np.empty(dlast + 2, dtype=np.int64)
     at = 0
     for p_tb, p_off, p_lo, d_from, d_to, end in pieces:
-        start = p_off[d_from]
+        start = p_off[0]
         tb[at:at + end - start] = p_tb[start:end]
-        off[d_from:d_to + 1] = p_off[d_from:d_to + 1] - start + at
-        lo[d_from:d_to + 1] = p_lo[d_from:d_to + 1]
+        off[d_from:d_to + 1] = p_off - start + at
+        lo[d_from:d_to + 1] = p_lo
         at += end - start
     off[dlast + 1] = at
     return traceback_columns(tb, off, lo, bi, bj, tA, T0, -1, qA, Q0, 1), tb, off, lo
