@@ -126,7 +126,8 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
     tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier, walls, wq0, wt0, wdir
         As for ``ydrop_one_side``.
     pool : concurrent.futures.Executor
-        Runs the chunks (at most ``len(works)`` at once).
+        Runs the speculative chunks (at most ``len(works) - 1`` at once);
+        the calling thread runs the lead.
     works : list of ndarray of int32, shape (8, >= qn + 3)
         One scratch buffer per chunk run at once; one runs the extension
         without speculation.
@@ -191,7 +192,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             if s <= 0 or not (0 <= i0 <= qn and 0 <= s - i0 <= tn):
                 break
             jobs.append((x, d_check, pool.submit(speculate, works[x], i0, s, d_check, d_check + chunk)))
-        tb, off, lo, snap = pool.submit(lead, works[home], st, d0 + chunk, tb, off, lo).result()
+        tb, off, lo, snap = lead(works[home], st, d0 + chunk, tb, off, lo)    # here, beside the chunks
         results = [(x, d_check, f.result()) for x, d_check, f in jobs]
         # the lead's piece, then each chunk that takes over from the one before it
         while True:
