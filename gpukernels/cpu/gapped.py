@@ -123,7 +123,6 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     ``tb[tb_off[d]:]``, written from ``st[ST_NTB]`` on. Returns the (grown)
     traceback buffers.
     """
-    gap_ext = gext
     d = st[ST_D]
     lo1, hi1, lo2, hi2 = st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2]
     best, bi, bj = st[ST_BEST], st[ST_BI], st[ST_BJ]
@@ -217,7 +216,7 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         if lo == 0:
             # cell (0, d): a gap in the query from (0, d - 1)
             e_open = Hd1[0] - goe
-            e_ext = Ed1[0] - gap_ext
+            e_ext = Ed1[0] - gext
             e = max(e_open, e_ext)
             alive = e >= floor
             Hd[0] = e if alive else NEG
@@ -227,7 +226,7 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         if hi == d + 1:
             # cell (d, 0): a gap in the target from (d - 1, 0)
             f_open = Hd1[d - 1] - goe
-            f_ext = Fd1[d - 1] - gap_ext
+            f_ext = Fd1[d - 1] - gext
             f = max(f_open, f_ext)
             alive = f >= floor
             Hd[d] = f if alive else NEG

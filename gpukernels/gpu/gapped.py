@@ -956,9 +956,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         # more (shared: a side's chunks queue there, so threads that other sides leave go to the longest),
         # each with its buffers
         long_sides = [job for job in jobs if res_all[2 * job[0] + job[1], R_STATUS] == 2]
-        ways = max(2, host_threads // 2)
+        ways = host_threads // 2
         shares = {}
-        if long_sides and host_threads >= 4:
+        if long_sides and ways >= 2:
             if relay_pool is None:
                 relay_pool = ThreadPoolExecutor(host_threads)
             while len(relay_works) < ways * len(long_sides):
