@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukernels.gpu.gapped import DCAP, R_N, WIDE_BAND, side_dp as _task
+from gpukernels.gpu.gapped import DCAP, R_N, WIDE_BAND, _packed_bases, side_dp as _task
 
 
 class EmuRunner:
@@ -50,6 +50,31 @@ class EmuRunner:
                     break
                 self.band_retries += 1
         return out, band
+
+    def inspect_traced(self, tasks, tb_room, ad_room):
+        """Kernel mode 2 task by task in its room, then packed as ``ydrop_pack`` packs."""
+        self.launches += 2
+        out = np.empty((len(tasks), R_N), dtype=np.int64)
+        scratch = []
+        for x, tk in enumerate(tasks):
+            tb = np.full(max(int(tb_room[x]), 1), 255, dtype=np.uint8)
+            lo = np.zeros(max(int(ad_room[x]), 1), dtype=np.int32)
+            off = np.zeros(max(int(ad_room[x]), 1), dtype=np.int64)
+            out[x] = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
+                           self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30, int(tb_room[x]), int(ad_room[x]))
+            scratch.append((tb, lo, off))
+        pos, apos = _packed_bases(out)
+        p_tb = np.zeros(int(pos[-1]), dtype=np.uint8)
+        p_lo = np.zeros(int(apos[-1]), dtype=np.int32)
+        p_off = np.zeros(int(apos[-1]), dtype=np.int64)
+        for x, (tb, lo, off) in enumerate(scratch):
+            n_ad = int(apos[x + 1] - apos[x])
+            if n_ad:
+                p_tb[pos[x]:pos[x + 1]] = tb[:pos[x + 1] - pos[x]]
+                p_lo[apos[x] + 1:apos[x + 1]] = lo[1:n_ad]
+                p_off[apos[x] + 1:apos[x + 1]] = off[1:n_ad]
+        band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)
+        return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1])
 
     def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)

@@ -107,3 +107,70 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
     if threads > 2:
         assert taken > 0                    # some long sides were split
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0
+
+
+def test_pack_fits_bounds_the_key():
+    """The packed best-cell key is used only where ydrop + best score + 1 fits above the band's bits."""
+    from gpukernels.scoring import lastz_scoring
+    sc = lastz_scoring()
+    assert gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 8192)
+    top = int(sc.matrix.max())
+    edge = (1 << 19) - top - 2          # span = 2^19 - 1: the largest that fits above 13 bits
+    assert gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, edge, 8192)
+    assert not gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, edge + 1, 8192)
+    assert gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, edge + 1, 4096)
+    assert not gpu_gapped.pack_fits(sc.matrix, sc.gap_open, -1, sc.ydrop, 8192)
+    assert not gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, 600000, 8192)
+
+
+def _mutated(rng, codes, rate):
+    """``codes`` with a share ``rate`` of its letters substituted."""
+    out = codes.copy()
+    hit = rng.random(len(out)) < rate
+    out[hit] = (out[hit] + rng.integers(1, 4, int(hit.sum()))) % 4
+    return out
+
+
+@pytest.fixture(scope="module")
+def tandem():
+    """A tandem array (30 copies of a 120 bp unit, 10 % diverged, spaced 0-40 bp) in random flanks, against
+    a 2 % diverged copy: alignments on neighbouring diagonals whose extensions explore each other's
+    regions, so the walk finds dirty sides and, with ``round_cells=0``, redoes them in wide rounds."""
+    from gpukernels.genome import Genome
+    rng = np.random.default_rng(5)
+    unit = rng.integers(0, 4, 120)
+    parts = [rng.integers(0, 4, 1500)]
+    for _ in range(30):
+        parts += [_mutated(rng, unit, 0.1), rng.integers(0, 4, int(rng.integers(0, 40)))]
+    parts.append(rng.integers(0, 4, 1500))
+    tc = np.concatenate(parts).astype(np.uint8)
+    qc = _mutated(rng, tc, 0.02).astype(np.uint8)
+
+    def genome(codes, name):
+        n = len(codes)
+        return Genome(name, [name], np.array([n]), np.array([0]), np.array([0]), np.array([n]), codes,
+                      np.zeros(n, dtype=bool))
+    return strand_inputs(genome(tc, "t"), genome(qc, "q"), False)
+
+
+@pytest.mark.parametrize("room", ["ample", "tight"])
+def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
+    """Wide rounds inspect and trace back in one launch (mode 2); sides that outgrow their room
+    ("tight": half the stale cells and anti-diagonals) fall back to the executor. Same result."""
+    if room == "tight":
+        def tight(stale, mem):
+            return stale[:, gpu_gapped.R_CELLS] // 2 + 1, stale[:, gpu_gapped.R_DIAGS] // 2 + 1
+        monkeypatch.setattr(gpu_gapped, "_trace_room", tight)
+    args = tandem
+    ref = cpu_gapped.extend_anchors(*args)
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.LAST_STATS
+    print(room, stats)
+    assert stats["rounds"] > 5
+    assert 0 < stats["traced"] <= stats["round_anchors"]
+    if room == "ample":
+        assert stats["traced"] == stats["round_anchors"]
+    else:
+        assert stats["traced"] < stats["round_anchors"]    # the others went to the executor

@@ -163,11 +163,12 @@ def test_second_run_does_not_recompile(tmp_path):
     assert (tmp_path / "run0.paf").read_bytes() == (tmp_path / "run1.paf").read_bytes()
 
 
-@pytest.mark.parametrize("ydrop", [9400, 300000])
+@pytest.mark.parametrize("ydrop", [9400, 300000, 600000])
 def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
-    """The GPU gapped stage gives the CPU twin's alignments with the default y-drop and with one
+    """The GPU gapped stage gives the CPU twin's alignments with the default y-drop and with ones
     so large that nothing is pruned (bundled 40 kb H. pylori pieces, cut to 1500 bp so that the
-    unpruned extension stays inside the GPU band)."""
+    unpruned extension stays inside the GPU band); at 600000 the packed best-cell key no longer
+    fits and the kernels reduce in two steps."""
     from conftest import DATA
     from test_gpu_gapped_waves import assert_same_extension, strand_inputs
     from gpukernels.gpu import gapped as gg

@@ -6,7 +6,9 @@
 // anti-diagonals, E and F for two, indexed by query offset i mod band).
 //   ydrop: the group is a warp, several tasks per block (waves: throughput);
 //   ydrop_wide: the group is the whole block, one task per block (the host
-//     walk's rounds: latency, since a few sides wait on each round).
+//     walk's rounds: latency, since a few sides wait on each round);
+//   *_unpacked: the same where the packed best-cell key would not fit
+//     (group_reduce).
 //
 // mode 0, the inspector: score only; finds the best cell, counts cells and
 //   anti-diagonals, and reports the region explored up to the best
@@ -18,6 +20,12 @@
 // mode 1, the executor: recomputes anti-diagonals 1..dstop only, writing a
 //   one-byte traceback per cell (src | 4 if E extends | 8 if F extends) and,
 //   per anti-diagonal, its first i and its offset; the host traces back.
+// mode 2, both at once (a round, whose few sides would wait on a second
+//   launch): the inspector writes the traceback of every anti-diagonal as
+//   the executor does, while it fits the task's room (tb_base and ad_base
+//   have ntasks + 1 entries; the next task's base ends the room), and
+//   reports in R_TRACED whether it holds the best cell's; ydrop_pack then
+//   packs the tracebacks up to the best cells for one copy to the host.
 //
 // The cell rules, tie-breaks and pruning are the CPU twin's, line by line.
 
@@ -36,7 +44,8 @@
 #define R_KMAX 8
 #define R_STATUS 9
 #define R_DIAGS 10
-#define R_N 11
+#define R_TRACED 11
+#define R_N 12
 
 struct Task {
     long long t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0;
@@ -50,33 +59,42 @@ struct Task {
 // same way. The slots of d are written again only at d + 2, after the
 // barrier of d + 1, which every thread passes after reading them. No
 // atomics (a 64-bit shared atomicMax is a compare-and-swap loop).
+//
+// PACK: the best cell is one unsigned key, (h - floor + 1) << lb | (band - 1
+// - (i - lo)), 0 for none, so a single max finds the best score and its
+// smallest i (no second, dependent reduction). Every H is at most best plus
+// the largest substitution score, so the key fits where the host checks
+// (ydrop + max score + 1) << lb < 2^32 (pack_fits in gpu/gapped.py).
+// Otherwise (!PACK) the score's max, then the smallest i holding it.
 struct Red { int nlo, nhi, m, at; };
 
-template <bool WIDE>
+template <bool WIDE, bool PACK>
 __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int& dbi, Red* red, int d)
 {
     nlo = __reduce_min_sync(FULL, nlo);
     nhi = __reduce_max_sync(FULL, nhi);
-    int m = __reduce_max_sync(FULL, dbest);
-    unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
+    int m = PACK ? (int)__reduce_max_sync(FULL, (unsigned)dbest) : __reduce_max_sync(FULL, dbest);
+    unsigned at = 0;
+    if (!PACK) at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
     if (WIDE) {
         Red* r = red + 32 * (d & 1);
         const int lane = threadIdx.x & 31;
         if (lane == 0) r[threadIdx.x >> 5] = {nlo, nhi, m, (int)at};
         __syncthreads();
-        const Red x = lane < (int)(blockDim.x >> 5) ? r[lane] : Red{0x7fffffff, -0x7fffffff, NEG, -1};
+        const Red x = lane < (int)(blockDim.x >> 5) ? r[lane]
+                                                     : Red{0x7fffffff, -0x7fffffff, PACK ? 0 : NEG, -1};
         nlo = __reduce_min_sync(FULL, x.nlo);
         nhi = __reduce_max_sync(FULL, x.nhi);
-        m = __reduce_max_sync(FULL, x.m);
-        at = __reduce_min_sync(FULL, x.m == m ? (unsigned)x.at : 0xffffffffu);
+        m = PACK ? (int)__reduce_max_sync(FULL, (unsigned)x.m) : __reduce_max_sync(FULL, x.m);
+        if (!PACK) at = __reduce_min_sync(FULL, x.m == m ? (unsigned)x.at : 0xffffffffu);
     } else {
         __syncwarp();
     }
     dbest = m;
-    dbi = at == 0xffffffffu ? -1 : (int)at;
+    if (!PACK) dbi = at == 0xffffffffu ? -1 : (int)at;
 }
 
-template <bool WIDE>
+template <bool WIDE, bool PACK>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -102,21 +120,27 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     // row offsets: H for d-2, d-1, d; E and F for d-1 and d (rotated each step)
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int goe = gap_open + gap_ext;
-    long long dstop = mode ? dstop_arr[task] : (1LL << 62);
-    long long tbb = mode ? tb_base[task] : 0;
-    long long adb = mode ? ad_base[task] : 0;
+    const long long dstop = mode == 1 ? dstop_arr[task] : (1LL << 62);
+    const long long tbb = mode ? tb_base[task] : 0;
+    const long long adb = mode ? ad_base[task] : 0;
+    // mode 2: the task's room for traceback bytes and anti-diagonal rows (the next task's base)
+    const long long tbcap = mode == 2 ? tb_base[task + 1] - tbb : (1LL << 62);
+    const long long adcap = mode == 2 ? ad_base[task + 1] - adb : (1LL << 62);
+    bool tracing = mode != 0;
+    int traced_to = 0;
     if (rank == 0) { rows[hB] = 0; rows[eB] = NEG; rows[fB] = NEG; }
     if (WIDE) __syncthreads(); else __syncwarp();
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
     int best = 0, bi = 0, bj = 0;
-    long long cells = 0, cab = 0, ntb = 0;
+    long long cells = 0, cab = 0;
+    const int lb = __ffs(band) - 1;
     int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
     int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;   // the region at the best
     int d = 0;
     while (true) {
         ++d;
         if ((long long)d > (long long)qn + tn || d > dstop) break;
-        if (!mode && d > dcap) { status = 2; break; }
+        if (mode != 1 && d > dcap) { status = 2; break; }
         int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
         int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
         if (lo < d - tn) lo = d - tn;
@@ -125,9 +149,11 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (hi > d + 1) hi = d + 1;
         if (lo >= hi) break;
         if (hi - lo > band) { status = 1; break; }
-        if (mode && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = ntb; }
+        if (tracing && (cells + (hi - lo) > tbcap || d >= adcap)) tracing = false;   // mode 2 out of room
+        if (tracing) traced_to = d;
+        if (tracing && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = cells; }
         const int floor_ = best - ydrop;
-        int dbest = NEG, dbi = -1, nlo = hi, nhi = lo;
+        int dbest = PACK ? 0 : NEG, dbi = -1, nlo = hi, nhi = lo;
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
@@ -179,18 +205,26 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             const int x = i & mask;
             if (dead) {
                 HC[x] = NEG; EA[x] = NEG; FA[x] = NEG;
-                if (mode) tb[tbb + ntb + (i - lo)] = 0;
+                if (tracing) tb[tbb + cells + (i - lo)] = 0;
                 continue;
             }
             HC[x] = h; EA[x] = e; FA[x] = f;
-            if (mode) tb[tbb + ntb + (i - lo)] = (unsigned char)(src | ebit | fbit);
+            if (tracing) tb[tbb + cells + (i - lo)] = (unsigned char)(src | ebit | fbit);
             if (i < nlo) nlo = i;
             nhi = i + 1;
-            if (src == 0 && h > dbest) { dbest = h; dbi = i; }
+            if (PACK) {
+                const unsigned key = (unsigned)(h - floor_ + 1) << lb | (unsigned)(mask - (i - lo));
+                if (src == 0 && key > (unsigned)dbest) dbest = (int)key;
+            } else if (src == 0 && h > dbest) {
+                dbest = h; dbi = i;
+            }
         }
-        group_reduce<WIDE>(nlo, nhi, dbest, dbi, red, d);
+        group_reduce<WIDE, PACK>(nlo, nhi, dbest, dbi, red, d);
+        if (PACK && dbest) {
+            dbi = lo + mask - (int)((unsigned)dbest & mask);
+            dbest = (int)((unsigned)dbest >> lb) + floor_ - 1;
+        }
         cells += hi - lo;
-        ntb += hi - lo;
         if (hi - 1 > imax) imax = hi - 1;
         if (d - lo > jmax) jmax = d - lo;
         if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
@@ -208,11 +242,12 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         lo1 = nlo; hi1 = nhi;
     }
     if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
-    if (rank == 0 && !mode) {
+    if (rank == 0 && mode != 1) {
         long long* r = res + (long long)R_N * task;
         r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
         r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
         r[R_DIAGS] = last;
+        r[R_TRACED] = mode == 2 && bi + bj <= traced_to;
     }
 }
 
@@ -222,11 +257,14 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
     long long* __restrict__ tb_off
+#define YDROP_ARGS_IN t, q, tasks, ntasks, matrix, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, \
+    dcap, res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
 
 // One warp per task, blockDim.x / 32 tasks per block (7 * band ints of shared memory each).
-extern "C" __global__ void ydrop(YDROP_PARAMS)
+template <bool PACK>
+__device__ __forceinline__ void ydrop_warps(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
@@ -235,11 +273,12 @@ extern "C" __global__ void ydrop(YDROP_PARAMS)
     const int wib = threadIdx.x >> 5;
     const int task = blockIdx.x * (blockDim.x >> 5) + wib;
     if (task >= ntasks) return;
-    ydrop_task<false>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
+    ydrop_task<false, PACK>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
 }
 
 // One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
-extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
+template <bool PACK>
+__device__ __forceinline__ void ydrop_block(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
@@ -248,5 +287,41 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    ydrop_task<true>(YDROP_ARGS, smem, red);
+    ydrop_task<true, PACK>(YDROP_ARGS, smem, red);
+}
+
+// the packed best-cell key where it fits (the host's choice), the two-step reduction otherwise
+extern "C" __global__ void ydrop(YDROP_PARAMS) { ydrop_warps<true>(YDROP_ARGS_IN); }
+extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { ydrop_block<true>(YDROP_ARGS_IN); }
+extern "C" __global__ void ydrop_unpacked(YDROP_PARAMS) { ydrop_warps<false>(YDROP_ARGS_IN); }
+extern "C" __global__ void ydrop_wide_unpacked(YDROP_PARAMS) { ydrop_block<false>(YDROP_ARGS_IN); }
+
+// After a mode 2 launch, one block per task: copies the task's traceback bytes up to its best
+// anti-diagonal (R_CELLS_AT_BEST of them) to out_tb, and its anti-diagonal rows 0..best (first i,
+// offset) to out_ad, packed in task order: the tasks before it that hold a traceback (R_TRACED and
+// a best cell past the origin) come first. The host computes the same positions from res.
+extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int ntasks,
+                                      const long long* __restrict__ tb_base, const long long* __restrict__ ad_base,
+                                      const unsigned char* __restrict__ tb, const int* __restrict__ tb_lo,
+                                      const long long* __restrict__ tb_off, unsigned char* __restrict__ out_tb,
+                                      long long* __restrict__ out_ad)
+{
+    const int task = blockIdx.x;
+    if (task >= ntasks) return;
+    long long pos = 0, apos = 0;
+    for (int x = 0; x < task; ++x) {
+        const long long* r = res + (long long)R_N * x;
+        const long long ds = r[R_BI] + r[R_BJ];
+        if (r[R_TRACED] && ds > 0) { pos += r[R_CELLS_AT_BEST]; apos += ds + 1; }
+    }
+    const long long* r = res + (long long)R_N * task;
+    const long long ds = r[R_BI] + r[R_BJ];
+    if (!r[R_TRACED] || ds <= 0) return;
+    const long long cab = r[R_CELLS_AT_BEST];
+    const unsigned char* src = tb + tb_base[task];
+    for (long long k = threadIdx.x; k < cab; k += blockDim.x) out_tb[pos + k] = src[k];
+    for (long long k = threadIdx.x; k <= ds; k += blockDim.x) {
+        out_ad[2 * (apos + k)] = k ? tb_lo[ad_base[task] + k] : 0;
+        out_ad[2 * (apos + k) + 1] = k ? tb_off[ad_base[task] + k] : 0;
+    }
 }

@@ -90,8 +90,8 @@ _MAXLEN = 1 << 30
 #   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
 #   target reach, diagonal range; all of it for an abandoned side, R_STATUS 2); R_DIAGS: the
 #   anti-diagonals computed
-R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS = range(11)
-R_N = 11
+R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS, R_TRACED = range(12)
+R_N = 12
 #: a host-only column of each side's row: what the dirty checks know since its inspection (the
 #: kept-alignment count through which the side is clean, or -(stamp + 1) once it is dirty; 0: nothing)
 R_CHECKED = R_N
@@ -552,12 +552,14 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
 
 @njit(cache=True, nogil=True)
 def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb,
-            dcap=_FAR):
+            dcap=_FAR, tbcap=_FAR, adcap=_FAR):
     """One side of one anchor on the CPU, exactly as ``cuda/gapped.cu`` computes it.
 
     ``tk`` is a task row (t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0); mode 0 inspects
-    (returns the 10 result columns), mode 1 also writes the traceback of anti-diagonals
-    1..dstop at ``tb[tbb:]`` and their first cell and offset at ``tb_lo/tb_off[adb + d]``.
+    (returns the :data:`R_N` result columns), mode 1 writes the traceback of anti-diagonals
+    1..dstop at ``tb[tbb:]`` and their first cell and offset at ``tb_lo/tb_off[adb + d]``,
+    mode 2 inspects and writes the traceback of every anti-diagonal while ``tbcap`` bytes
+    and ``adcap`` rows hold it (``R_TRACED``: whether the best cell's is complete).
     ``band`` bounds the cells of an anti-diagonal (status 1 when exceeded), as the kernel's
     shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals. The
     tests' kernel emulator runs the kernel's logic through it.
@@ -572,6 +574,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     lo1, hi1, lo2, hi2 = 0, 1, 0, 0
     best, bi, bj = 0, 0, 0
     cells, cab, ntb = 0, 0, 0
+    tracing, traced_to = mode != 0, 0
     imax, jmax, kmin, kmax, status = 0, 0, 0, 0, 0
     bimax, bjmax, bkmin, bkmax, last = 0, 0, 0, 0, 0
     d = 0
@@ -580,7 +583,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         d += 1
         if d > qn + tn or (mode == 1 and d > dstop):
             break
-        if mode == 0 and d > dcap:
+        if mode != 1 and d > dcap:
             status = 2
             break
         lo = min(lo1, lo2 + 1)
@@ -592,7 +595,10 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         if hi - lo > band:
             status = 1
             break
-        if mode == 1:
+        if tracing and (ntb + hi - lo > tbcap or d >= adcap):
+            tracing = False
+        if tracing:
+            traced_to = d
             tb_lo[adb + d] = lo
             tb_off[adb + d] = ntb
         floor = best - ydrop
@@ -642,13 +648,13 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
                 H[hC, i] = _NEG
                 E[eA, i] = _NEG
                 F[fA, i] = _NEG
-                if mode == 1:
+                if tracing:
                     tb[tbb + ntb + i - lo] = 0
                 continue
             H[hC, i] = h
             E[eA, i] = e
             F[fA, i] = f
-            if mode == 1:
+            if tracing:
                 tb[tbb + ntb + i - lo] = src | ebit | fbit
             nlo = min(nlo, i)
             nhi = i + 1
@@ -672,7 +678,8 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         lo2, hi2, lo1, hi1 = lo1, hi1, nlo, nhi
     if status == 2:
         bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
-    return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last], dtype=np.int64)
+    traced = mode == 2 and bi + bj <= traced_to
+    return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last, traced], dtype=np.int64)
 
 
 
@@ -704,6 +711,7 @@ class DeviceRunner:
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
             self.wide_band //= 2
+        self.pack = pack_fits(matrix, gap_open, gap_ext, ydrop, max(BANDS[-1], self.wide_band))
 
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device.
@@ -722,7 +730,7 @@ class DeviceRunner:
     def _kernel(self, band, wide):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory."""
         from ..cuda import get_kernel
-        k = get_kernel("gapped", "ydrop_wide" if wide else "ydrop")
+        k = get_kernel("gapped", ("ydrop_wide" if wide else "ydrop") + ("" if self.pack else "_unpacked"))
         tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
         smem = tpb * 7 * 4 * band
         if smem > 48 * 1024:
@@ -770,6 +778,40 @@ class DeviceRunner:
         band[out[:, R_STATUS] != 0] = 0
         return out, band
 
+    def inspect_traced(self, tasks, tb_room, ad_room):
+        """A wide round in one launch: inspector results, bands, and the tracebacks that fitted.
+
+        Task x may write ``tb_room[x]`` traceback bytes and ``ad_room[x]``
+        anti-diagonal rows (kernel mode 2); ``ydrop_pack`` then packs the
+        tracebacks up to the best cells, so one copy brings them back.
+        Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb))``: the packed
+        tracebacks and where each task's starts (:func:`_packed_bases`; valid
+        where ``res[x, R_TRACED]`` and the best cell is past the origin).
+        """
+        cp = self.cp
+        from ..cuda import get_kernel
+        n = len(tasks)
+        tbb = np.concatenate([[0], np.cumsum(tb_room)]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ad_room)]).astype(np.int64)
+        res = cp.empty((n, R_N), dtype=cp.int64)
+        d_tbb, d_adb = cp.asarray(tbb), cp.asarray(adb)
+        tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
+        tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
+        tb_off = cp.empty(max(int(adb[-1]), 1), dtype=cp.int64)
+        self._launch(cp.asarray(tasks), 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
+                     tb_off=tb_off)
+        out_tb = cp.empty_like(tb)
+        out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
+        get_kernel("gapped", "ydrop_pack")((n,), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb,
+                                                          out_ad))
+        self.launches += 1
+        r = cp.asnumpy(res)
+        pos, apos = _packed_bases(r)
+        h_tb = cp.asnumpy(out_tb[:int(pos[-1])])
+        h_ad = cp.asnumpy(out_ad[:2 * int(apos[-1])]).reshape(-1, 2)
+        band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
+        return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
+
     def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
         """Tracebacks of the tasks: host arrays tb (bytes), tb_lo, tb_off."""
         cp = self.cp
@@ -781,6 +823,33 @@ class DeviceRunner:
             self._launch(cp.asarray(tasks[sel]), 1, int(b), wide, dstop=cp.asarray(dstop[sel]),
                          tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off)
         return cp.asnumpy(tb), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
+
+
+def _packed_bases(res):
+    """Where ``ydrop_pack`` put each task's traceback: byte and row offsets, ``ntasks + 1`` each.
+
+    Tasks with ``R_TRACED`` and a best cell past the origin are packed in
+    order, ``R_CAB`` bytes and ``bi + bj + 1`` rows each; the others take no room.
+    """
+    ds = res[:, R_BI] + res[:, R_BJ]
+    held = (res[:, R_TRACED] != 0) & (ds > 0)
+    pos = np.concatenate([[0], np.cumsum(np.where(held, res[:, R_CAB], 0))]).astype(np.int64)
+    apos = np.concatenate([[0], np.cumsum(np.where(held, ds + 1, 0))]).astype(np.int64)
+    return pos, apos
+
+
+def pack_fits(matrix, gap_open, gap_ext, ydrop, band):
+    """Whether the kernels' packed best-cell key fits 32 bits for these scores and bands up to ``band``.
+
+    The key (``cuda/gapped.cu``, ``group_reduce``) holds ``h - floor + 1``,
+    at most ``ydrop`` plus the largest substitution score plus 1 when gap
+    costs are not negative, above ``log2(band)`` bits of the cell's index.
+    Otherwise the kernels reduce score and index in two steps (same results).
+    """
+    if gap_ext < 0 or gap_open + gap_ext < 0:
+        return False
+    span = int(ydrop) + max(0, int(np.max(matrix))) + 1
+    return 0 < span and span << (int(band).bit_length() - 1) < 1 << 32
 
 
 # ---------------------------------------------------------------------------------------------
@@ -891,7 +960,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
-                 max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0)
+                 max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -908,13 +977,19 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             synced = int(cnt[0])
         c1 = clock()
         stats["walls_s"] += c1 - c0
-        r, b = runner.inspect(_tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier), wide)
+        tasks = _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
+        rows = _side_rows(idx)
+        room = _trace_room(res_all[rows], mem) if wide and hasattr(runner, "inspect_traced") else None
+        traced = None
+        if room is None:
+            r, b = runner.inspect(tasks, wide)
+        else:
+            r, b, traced = runner.inspect_traced(tasks, *room)
         c2 = clock()
         stats["inspect_s"] += c2 - c1
         x0 = stats["execute_s"]
         stats["inspected"] += len(idx)
         stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
-        rows = _side_rows(idx)
         res_all[rows, :R_CHECKED] = r
         res_all[rows, R_CHECKED] = 0
         band_all[rows] = b
@@ -925,6 +1000,18 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         status[idx[failed.any(axis=1)]] = 3
         status[idx[gave_up.any(axis=1) & ~(failed & ~gave_up).any(axis=1)]] = 5
         stats["abandoned"] += int((status[idx] == 5).sum())
+        if traced is not None:
+            # the anchors whose tracebacks came back with the inspection
+            held = (status[idx] == 1) & ((r[:, R_TRACED] != 0) | (r[:, R_BI] + r[:, R_BJ] == 0)).reshape(-1, 2).all(
+                axis=1)
+            if held.any():
+                c3 = clock()
+                store, used = _traced_columns(np.flatnonzero(held), idx, r, tasks, traced, t, q, ops_idx, store,
+                                              used)
+                stats["traceback_s"] += clock() - c3
+                status[idx[held]] = 2
+                stats["executed"] += int(held.sum())
+                stats["traced"] += int(held.sum())
         m = _choose_exec(idx, status, res_all, mem, sel)
         if m:
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
@@ -1123,6 +1210,39 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
             pieces[run[x]] = piece
         stats["traceback_s"] += clock() - c1
     return _store_columns(pieces, idx, ops_idx, store, used)
+
+
+def _trace_room(stale, mem):
+    """Traceback room per side for a wide round in one launch, or None where ``mem`` is short.
+
+    ``stale`` are the sides' rows from their last inspection, with fewer
+    walls: twice its cells and anti-diagonals, plus some. A side that
+    outgrows its room still gets its inspection; the executor traces it back.
+    """
+    tb_room = 2 * stale[:, R_CELLS] + (1 << 16)
+    ad_room = 2 * stale[:, R_DIAGS] + (1 << 12)
+    if 2 * int(tb_room.sum() + 12 * ad_room.sum()) > mem:
+        return None
+    return tb_room, ad_room
+
+
+def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used):
+    """Store the columns of anchors ``idx[held]`` from the tracebacks a mode 2 inspection packed.
+
+    ``r`` and ``tasks`` are that inspection's rows (left, right per anchor
+    of ``idx``), ``traced`` its ``(tb, tb_lo, tb_off, tbb, adb)``. Returns
+    the (grown) store and the new ``used``, as :func:`_store_columns`.
+    """
+    tb, tb_lo, tb_off, tbb, adb = traced
+    srow = _side_rows(held)
+    run = srow[r[srow, R_BI] + r[srow, R_BJ] > 0]
+    flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb[run], adb[run], r[run, R_BI], r[run, R_BJ], tasks[run], t,
+                                  q)
+    pieces = [np.zeros(0, dtype=np.uint8)] * len(srow)
+    where = {int(x): k for k, x in enumerate(srow)}
+    for x, piece in zip(run, np.split(flat, np.cumsum(lens)[:-1])):
+        pieces[where[int(x)]] = piece
+    return _store_columns(pieces, idx[held], ops_idx, store, used)
 
 
 def _store_columns(pieces, idx, ops_idx, store, used):
