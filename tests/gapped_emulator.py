@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpukernels.gpu.gapped import DCAP, R_N, WIDE_BAND, _packed_bases, side_dp as _task
+from gpukernels.gpu.gapped import DCAP, R_CAB, R_N, WIDE_BAND, _packed_bases, side_dp as _task
 
 
 class EmuRunner:
@@ -70,7 +70,8 @@ class EmuRunner:
         for x, (tb, lo, off) in enumerate(scratch):
             n_ad = int(apos[x + 1] - apos[x])
             if n_ad:
-                p_tb[pos[x]:pos[x + 1]] = tb[:pos[x + 1] - pos[x]]
+                cab = int(out[x, R_CAB])
+                p_tb[pos[x]:pos[x] + cab] = tb[:cab]
                 p_lo[apos[x] + 1:apos[x + 1]] = lo[1:n_ad]
                 p_off[apos[x] + 1:apos[x + 1]] = off[1:n_ad]
         band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)

@@ -296,10 +296,12 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { ydrop_block<true>(YDROP_AR
 extern "C" __global__ void ydrop_unpacked(YDROP_PARAMS) { ydrop_warps<false>(YDROP_ARGS_IN); }
 extern "C" __global__ void ydrop_wide_unpacked(YDROP_PARAMS) { ydrop_block<false>(YDROP_ARGS_IN); }
 
-// After a mode 2 launch, one block per task: copies the task's traceback bytes up to its best
-// anti-diagonal (R_CELLS_AT_BEST of them) to out_tb, and its anti-diagonal rows 0..best (first i,
-// offset) to out_ad, packed in task order: the tasks before it that hold a traceback (R_TRACED and
-// a best cell past the origin) come first. The host computes the same positions from res.
+// After a mode 2 launch, gridDim.y blocks per task: copy the task's traceback bytes up to its
+// best anti-diagonal (R_CELLS_AT_BEST of them) to out_tb, and its anti-diagonal rows 0..best
+// (first i, offset) to out_ad, packed in task order: the tasks before it that hold a traceback
+// (R_TRACED and a best cell past the origin) come first, each from a multiple of 16 bytes (the
+// rooms in tb start at multiples of 16 too, so the bytes move as 16-byte words). The host
+// computes the same positions from res (_packed_bases in gpu/gapped.py).
 extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int ntasks,
                                       const long long* __restrict__ tb_base, const long long* __restrict__ ad_base,
                                       const unsigned char* __restrict__ tb, const int* __restrict__ tb_lo,
@@ -312,15 +314,18 @@ extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int nta
     for (int x = 0; x < task; ++x) {
         const long long* r = res + (long long)R_N * x;
         const long long ds = r[R_BI] + r[R_BJ];
-        if (r[R_TRACED] && ds > 0) { pos += r[R_CELLS_AT_BEST]; apos += ds + 1; }
+        if (r[R_TRACED] && ds > 0) { pos += (r[R_CELLS_AT_BEST] + 15) & ~15LL; apos += ds + 1; }
     }
     const long long* r = res + (long long)R_N * task;
     const long long ds = r[R_BI] + r[R_BJ];
     if (!r[R_TRACED] || ds <= 0) return;
-    const long long cab = r[R_CELLS_AT_BEST];
-    const unsigned char* src = tb + tb_base[task];
-    for (long long k = threadIdx.x; k < cab; k += blockDim.x) out_tb[pos + k] = src[k];
-    for (long long k = threadIdx.x; k <= ds; k += blockDim.x) {
+    const long long words = (r[R_CELLS_AT_BEST] + 15) >> 4;
+    const uint4* src = (const uint4*)(tb + tb_base[task]);
+    uint4* dst = (uint4*)(out_tb + pos);
+    const long long step = (long long)blockDim.x * gridDim.y;
+    const long long first = (long long)blockIdx.y * blockDim.x + threadIdx.x;
+    for (long long k = first; k < words; k += step) dst[k] = src[k];
+    for (long long k = first; k <= ds; k += step) {
         out_ad[2 * (apos + k)] = k ? tb_lo[ad_base[task] + k] : 0;
         out_ad[2 * (apos + k) + 1] = k ? tb_off[ad_base[task] + k] : 0;
     }
