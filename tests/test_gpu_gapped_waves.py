@@ -131,8 +131,7 @@ def _mutated(rng, codes, rate):
     return out
 
 
-@pytest.fixture(scope="module")
-def tandem():
+def tandem_inputs():
     """A tandem array (30 copies of a 120 bp unit, 10 % diverged, spaced 0-40 bp) in random flanks, against
     a 2 % diverged copy: alignments on neighbouring diagonals whose extensions explore each other's
     regions, so the walk finds dirty sides and, with ``round_cells=0``, redoes them in wide rounds."""
@@ -151,6 +150,12 @@ def tandem():
         return Genome(name, [name], np.array([n]), np.array([0]), np.array([0]), np.array([n]), codes,
                       np.zeros(n, dtype=bool))
     return strand_inputs(genome(tc, "t"), genome(qc, "q"), False)
+
+
+@pytest.fixture(scope="module")
+def tandem():
+    """:func:`tandem_inputs`, once per module."""
+    return tandem_inputs()
 
 
 @pytest.mark.parametrize("room", ["ample", "tight"])

@@ -163,6 +163,20 @@ def test_second_run_does_not_recompile(tmp_path):
     assert (tmp_path / "run0.paf").read_bytes() == (tmp_path / "run1.paf").read_bytes()
 
 
+@pytest.mark.parametrize("slots", [4, 3])
+def test_gapped_rounds_equal_cpu(slots):
+    """Wide rounds on the GPU (a tandem array whose alignments dirty each other; every dirty side
+    redone in a round, inspected and traced back in one launch) give the CPU twin's alignments,
+    with 4 wall slots per target position (read as two 16-byte words) and with 3 (slot by slot)."""
+    from test_gpu_gapped_waves import assert_same_extension, tandem_inputs
+    from gpukernels.gpu import gapped as gg
+    args = tandem_inputs()[:14] + (slots,)
+    c = cpu_gapped.extend_anchors(*args)
+    g = gg.extend_anchors(*args, wave=64, round_cells=0)
+    assert_same_extension(g, c)
+    assert gg.LAST_STATS["rounds"] > 5 and gg.LAST_STATS["traced"] > 0
+
+
 @pytest.mark.parametrize("ydrop", [9400, 300000, 600000])
 def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
     """The GPU gapped stage gives the CPU twin's alignments with the default y-drop and with ones

@@ -159,8 +159,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         const int* FB = rows + fB; int* FA = rows + fA;
         for (int base = lo; base < hi; base += gsize) {
             // every read of the cell first, before any of them is needed: its letters (clamped to
-            // the side's first letter on the edges, where they are not used), its first wall
-            // slot, and its neighbours in the rows of d - 1 and d - 2 (never the rows of d; the
+            // the side's first letter on the edges, where they are not used), its wall slots (all
+            // four as two 16-byte words where nslot is 4, the first one otherwise), and its neighbours in the rows of d - 1 and d - 2 (never the rows of d; the
             // indexes are masked, so a neighbour the rules do not use is a harmless read). A
             // thread past hi reads cell lo and stops after its reads, so the reads are not held
             // behind a branch. One latency for all of them instead of a chain: the wide round
@@ -170,7 +170,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             const int tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
             const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
             const int* w = (const int*)(wall0 + (long long)j * wall_step);
-            const int whi0 = w[1];
+            int4 wa = make_int4(0, 0, 0, 0), wb = wa;
+            if (nslot == 4) { wa = ((const int4*)w)[0]; wb = ((const int4*)w)[1]; } else { wa.y = w[1]; }
             const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
             const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
             if (base + rank >= hi) break;
@@ -194,12 +195,20 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             if (e > h) { h = e; src = 1; }
             if (f > h) { h = f; src = 2; }
             bool dead = h < floor_ || h <= NEG || (long long)(j - i) == barrier;
-            if (!dead && whi0 != 0) {
-                long long lq = wq0 + qstep * i;
-                for (int k = 0; k < nslot; ++k) {
-                    int whi = k ? w[2 * k + 1] : whi0;
-                    if (whi == 0) break;
-                    if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
+            if (!dead && wa.y != 0) {
+                // the slots in order up to the first empty one (hi 0), as the CPU's loop
+                const long long lq = wq0 + qstep * i;
+                if (nslot == 4) {
+                    dead = (wa.x <= lq && lq < wa.y) ||
+                           (wa.w != 0 && ((wa.z <= lq && lq < wa.w) ||
+                                          (wb.y != 0 && ((wb.x <= lq && lq < wb.y) ||
+                                                         (wb.w != 0 && wb.z <= lq && lq < wb.w)))));
+                } else {
+                    for (int k = 0; k < nslot; ++k) {
+                        const int whi = w[2 * k + 1];
+                        if (whi == 0) break;
+                        if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
+                    }
                 }
             }
             const int x = i & mask;
