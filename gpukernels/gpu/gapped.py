@@ -65,8 +65,9 @@ WAVE = 4096
 BANDS = (512, 2048)
 #: anti-diagonals an inspector side may run before it is left to the host
 DCAP = 1 << 14
-#: threads of the block that extends one side in a round (``ydrop_wide``)
-WIDE_THREADS = 256
+#: threads of the block that extends one side in a round (``ydrop_wide``; 384 measured best on the
+#: H200, against 256, 512 and 1024: sides in a round are a few hundred cells wide)
+WIDE_THREADS = 384
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
 #: a dirty side whose stale inspection computed this many cells, over anti-diagonals ROUND_WIDTH cells
