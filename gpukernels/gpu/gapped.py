@@ -28,7 +28,10 @@ waves, and the host keeps the sequential rule:
    dirty side (:data:`ROUND_LOOK`, :data:`ROUND_CAP`) are inspected and
    executed again on the GPU with the walls of now, one thread block per
    side (``ydrop_wide``: a round is latency-bound, and a block sweeps an
-   anti-diagonal 2 times faster than a warp). An anchor abandoned before
+   anti-diagonal 2 times faster than a warp), in one launch: the inspector
+   writes each side's traceback as it goes, in a room sized from the side's
+   last inspection (:func:`_trace_room`; a side that outgrows it goes to the
+   executor). An anchor abandoned before
    the last keep stops the walk too: a warp round re-inspects, with the
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
    long alignment just kept, whose walls now end them early). An anchor
