@@ -160,8 +160,9 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         for (int base = lo; base < hi; base += gsize) {
             // every read of the cell first, before any of them is needed: its letters (clamped to
             // the side's first letter on the edges, where they are not used), its wall slots (all
-            // four as two 16-byte words where nslot is 4, the first one otherwise), and its neighbours in the rows of d - 1 and d - 2 (never the rows of d; the
-            // indexes are masked, so a neighbour the rules do not use is a harmless read). A
+            // four as two 16-byte words where nslot is 4, the first one otherwise), and its
+            // neighbours in the rows of d - 1 and d - 2 (never the rows of d; the indexes are
+            // masked, so a neighbour the rules do not use is a harmless read). A
             // thread past hi reads cell lo and stops after its reads, so the reads are not held
             // behind a branch. One latency for all of them instead of a chain: the wide round
             // 0.89 -> 0.62 us per anti-diagonal on the H100.

@@ -810,8 +810,8 @@ class DeviceRunner:
                      tb_off=tb_off)
         out_tb = cp.empty_like(tb)
         out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
-        get_kernel("gapped", "ydrop_pack")((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb,
-                                                          out_ad))
+        pack = get_kernel("gapped", "ydrop_pack")
+        pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
         self.launches += 1
         r = cp.asnumpy(res)
         pos, apos = _packed_bases(r)
@@ -821,7 +821,7 @@ class DeviceRunner:
         return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
 
     def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
-        """Tracebacks of the tasks: host arrays tb (bytes), tb_lo, tb_off."""
+        """Tracebacks of the tasks: host arrays tb (bytes; pinned, valid until the next call), tb_lo, tb_off."""
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(ad_total, 1), dtype=cp.int32)
@@ -1252,7 +1252,8 @@ def _trace_room(stale, mem):
     """
     tb_room = _up16(2 * stale[:, R_CELLS] + (1 << 16))
     ad_room = 2 * stale[:, R_DIAGS] + (1 << 12)
-    if 2 * int(tb_room.sum() + 12 * ad_room.sum()) > mem:
+    # on the device: the rooms, and as much again packed; 12 bytes per row, 16 packed
+    if int(2 * tb_room.sum() + 28 * ad_room.sum()) > mem:
         return None
     return tb_room, ad_room
 
