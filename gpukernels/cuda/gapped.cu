@@ -158,6 +158,9 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
         for (int base = lo; base < hi; base += gsize) {
+            // a warp wholly past hi stops before its reads (a wide block's last warps, most
+            // anti-diagonals: their reads were issued, then waited for before the reductions)
+            if (WIDE && base + (rank & ~31) >= hi) break;
             // every read of the cell first, before any of them is needed: its letters (clamped to
             // the side's first letter on the edges, where they are not used), its wall slots (all
             // four as two 16-byte words where nslot is 4, the first one otherwise), and its
@@ -177,7 +180,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
             if (base + rank >= hi) break;
             int sub = NEG;
-            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc * msize + qc];
+            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc << 3 | qc];
             int e = NEG, ebit = 0;
             if (j >= 1 && i >= lo1 && i < hi1) {
                 int e_open = hup - goe;
@@ -272,13 +275,15 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
 
+// The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
+// cell's lookup is a shift, not a multiply by msize.
 // One warp per task, blockDim.x / 32 tasks per block (7 * band ints of shared memory each).
 template <bool PACK>
 __device__ __forceinline__ void ydrop_warps(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
-    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
     __syncthreads();
     const int wib = threadIdx.x >> 5;
     const int task = blockIdx.x * (blockDim.x >> 5) + wib;
@@ -293,7 +298,7 @@ __device__ __forceinline__ void ydrop_block(YDROP_PARAMS)
     extern __shared__ int smem[];
     __shared__ int mat[64];
     __shared__ Red red[2 * 32];
-    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x] = matrix[x];
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;

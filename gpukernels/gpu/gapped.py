@@ -703,6 +703,8 @@ class DeviceRunner:
         self.q = to_device(q, np.uint8)
         self.matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
         self.msize = int(matrix.shape[1])
+        if not 0 < self.msize <= 8 or matrix.shape[0] != self.msize:
+            raise ValueError(f"the GPU kernels take substitution matrices up to 8 x 8, not {matrix.shape}")
         self.gap_open, self.gap_ext, self.ydrop = int(gap_open), int(gap_ext), int(ydrop)
         self.nslot = int(wall_slots)
         self.walls = cp.zeros((len(t) + 1, wall_slots, 2), dtype=cp.int32)
