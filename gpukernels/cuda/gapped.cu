@@ -94,32 +94,6 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
     if (!PACK) dbi = at == 0xffffffffu ? -1 : (int)at;
 }
 
-// What a cell reads before its rules run: its letters, its first wall slots (all four where nslot
-// is 4) and its neighbours in the rows of d - 1 and d - 2.
-struct CellReads { int i, tc, qc, hdiag, hup, eup, hleft, fleft; int4 wa, wb; };
-
-__device__ __forceinline__ CellReads read_cell(int i, int d, int tn, int qn, const unsigned char* tlet,
-                                               const unsigned char* qlet, int ts, int qs, const char* wall0,
-                                               int wall_step, int nslot, const int* HA, const int* HB,
-                                               const int* EB, const int* FB, int mask)
-{
-    CellReads r;
-    const int j = d - i;
-    r.i = i;
-    r.tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
-    r.qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
-    const int* w = (const int*)(wall0 + (long long)j * wall_step);
-    r.wa = make_int4(0, 0, 0, 0);
-    r.wb = r.wa;
-    if (nslot == 4) { r.wa = ((const int4*)w)[0]; r.wb = ((const int4*)w)[1]; } else { r.wa.y = w[1]; }
-    r.hdiag = HA[(i - 1) & mask];
-    r.hup = HB[i & mask];
-    r.eup = EB[i & mask];
-    r.hleft = HB[(i - 1) & mask];
-    r.fleft = FB[(i - 1) & mask];
-    return r;
-}
-
 template <bool WIDE, bool PACK>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
@@ -183,89 +157,79 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
-        // WIDE: each thread takes two cells per pass (i and i + gsize), all reads of both first,
-        // so a block of half the threads covers the same width in one latency: the
-        // anti-diagonal's bookkeeping, which every warp repeats, is paid by half the warps.
-        constexpr int PER = WIDE ? 2 : 1;
-        for (int base = lo; base < hi; base += PER * gsize) {
+        for (int base = lo; base < hi; base += gsize) {
             // a warp wholly past hi stops before its reads (a wide block's last warps, most
             // anti-diagonals: their reads were issued, then waited for before the reductions)
             if (WIDE && base + (rank & ~31) >= hi) break;
-            // every read of the cells first, before any of them is needed: their letters (clamped
-            // to the side's first letter on the edges, where they are not used), wall slots (all
-            // four as two 16-byte words where nslot is 4, the first one otherwise), and
+            // every read of the cell first, before any of them is needed: its letters (clamped to
+            // the side's first letter on the edges, where they are not used), its wall slots (all
+            // four as two 16-byte words where nslot is 4, the first one otherwise), and its
             // neighbours in the rows of d - 1 and d - 2 (never the rows of d; the indexes are
-            // masked, so a neighbour the rules do not use is a harmless read). A cell past hi
-            // reads cell lo and is skipped after its reads, so the reads are not held behind a
-            // branch. One latency for all of them instead of a chain: the wide round 0.89 ->
-            // 0.62 us per anti-diagonal on the H100.
-            CellReads rd[PER];
-#pragma unroll
-            for (int c = 0; c < PER; ++c) {
-                const int k = base + c * gsize + rank;
-                rd[c] = read_cell(k < hi ? k : lo, d, tn, qn, tlet, qlet, ts, qs, wall0, wall_step, nslot, HA, HB,
-                                  EB, FB, mask);
+            // masked, so a neighbour the rules do not use is a harmless read). A
+            // thread past hi reads cell lo and stops after its reads, so the reads are not held
+            // behind a branch. One latency for all of them instead of a chain: the wide round
+            // 0.89 -> 0.62 us per anti-diagonal on the H100.
+            const int i = base + rank < hi ? base + rank : lo;
+            const int j = d - i;
+            const int tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
+            const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
+            const int* w = (const int*)(wall0 + (long long)j * wall_step);
+            int4 wa = make_int4(0, 0, 0, 0), wb = wa;
+            if (nslot == 4) { wa = ((const int4*)w)[0]; wb = ((const int4*)w)[1]; } else { wa.y = w[1]; }
+            const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
+            const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
+            if (base + rank >= hi) break;
+            int sub = NEG;
+            if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc << 3 | qc];
+            int e = NEG, ebit = 0;
+            if (j >= 1 && i >= lo1 && i < hi1) {
+                int e_open = hup - goe;
+                int e_ext = eup - gap_ext;
+                if (e_ext > e_open) { e = e_ext; ebit = 4; } else e = e_open;
+                if (e < NEG) e = NEG;
             }
-#pragma unroll
-            for (int c = 0; c < PER; ++c) {
-                if (base + c * gsize + rank >= hi) break;
-                const CellReads& r = rd[c];
-                const int i = r.i, j = d - i;
-                int sub = NEG;
-                if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && r.hdiag > NEG)
-                    sub = r.hdiag + mat[r.tc << 3 | r.qc];
-                int e = NEG, ebit = 0;
-                if (j >= 1 && i >= lo1 && i < hi1) {
-                    int e_open = r.hup - goe;
-                    int e_ext = r.eup - gap_ext;
-                    if (e_ext > e_open) { e = e_ext; ebit = 4; } else e = e_open;
-                    if (e < NEG) e = NEG;
-                }
-                int f = NEG, fbit = 0;
-                if (i >= 1 && i - 1 >= lo1 && i - 1 < hi1) {
-                    int f_open = r.hleft - goe;
-                    int f_ext = r.fleft - gap_ext;
-                    if (f_ext > f_open) { f = f_ext; fbit = 8; } else f = f_open;
-                    if (f < NEG) f = NEG;
-                }
-                int h = sub, src = 0;
-                if (e > h) { h = e; src = 1; }
-                if (f > h) { h = f; src = 2; }
-                bool dead = h < floor_ || h <= NEG || (long long)(j - i) == barrier;
-                if (!dead && r.wa.y != 0) {
-                    // the slots in order up to the first empty one (hi 0), as the CPU's loop
-                    const long long lq = wq0 + qstep * i;
-                    const int4 wa = r.wa, wb = r.wb;
-                    if (nslot == 4) {
-                        dead = (wa.x <= lq && lq < wa.y) ||
-                               (wa.w != 0 && ((wa.z <= lq && lq < wa.w) ||
-                                              (wb.y != 0 && ((wb.x <= lq && lq < wb.y) ||
-                                                             (wb.w != 0 && wb.z <= lq && lq < wb.w)))));
-                    } else {
-                        const int* w = (const int*)(wall0 + (long long)j * wall_step);
-                        for (int k = 0; k < nslot; ++k) {
-                            const int whi = w[2 * k + 1];
-                            if (whi == 0) break;
-                            if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
-                        }
+            int f = NEG, fbit = 0;
+            if (i >= 1 && i - 1 >= lo1 && i - 1 < hi1) {
+                int f_open = hleft - goe;
+                int f_ext = fleft - gap_ext;
+                if (f_ext > f_open) { f = f_ext; fbit = 8; } else f = f_open;
+                if (f < NEG) f = NEG;
+            }
+            int h = sub, src = 0;
+            if (e > h) { h = e; src = 1; }
+            if (f > h) { h = f; src = 2; }
+            bool dead = h < floor_ || h <= NEG || (long long)(j - i) == barrier;
+            if (!dead && wa.y != 0) {
+                // the slots in order up to the first empty one (hi 0), as the CPU's loop
+                const long long lq = wq0 + qstep * i;
+                if (nslot == 4) {
+                    dead = (wa.x <= lq && lq < wa.y) ||
+                           (wa.w != 0 && ((wa.z <= lq && lq < wa.w) ||
+                                          (wb.y != 0 && ((wb.x <= lq && lq < wb.y) ||
+                                                         (wb.w != 0 && wb.z <= lq && lq < wb.w)))));
+                } else {
+                    for (int k = 0; k < nslot; ++k) {
+                        const int whi = w[2 * k + 1];
+                        if (whi == 0) break;
+                        if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
                     }
                 }
-                const int x = i & mask;
-                if (dead) {
-                    HC[x] = NEG; EA[x] = NEG; FA[x] = NEG;
-                    if (tracing) tb[tbb + cells + (i - lo)] = 0;
-                    continue;
-                }
-                HC[x] = h; EA[x] = e; FA[x] = f;
-                if (tracing) tb[tbb + cells + (i - lo)] = (unsigned char)(src | ebit | fbit);
-                if (i < nlo) nlo = i;
-                nhi = i + 1;
-                if (PACK) {
-                    const unsigned key = (unsigned)(h - floor_ + 1) << lb | (unsigned)(mask - (i - lo));
-                    if (src == 0 && key > (unsigned)dbest) dbest = (int)key;
-                } else if (src == 0 && h > dbest) {
-                    dbest = h; dbi = i;
-                }
+            }
+            const int x = i & mask;
+            if (dead) {
+                HC[x] = NEG; EA[x] = NEG; FA[x] = NEG;
+                if (tracing) tb[tbb + cells + (i - lo)] = 0;
+                continue;
+            }
+            HC[x] = h; EA[x] = e; FA[x] = f;
+            if (tracing) tb[tbb + cells + (i - lo)] = (unsigned char)(src | ebit | fbit);
+            if (i < nlo) nlo = i;
+            nhi = i + 1;
+            if (PACK) {
+                const unsigned key = (unsigned)(h - floor_ + 1) << lb | (unsigned)(mask - (i - lo));
+                if (src == 0 && key > (unsigned)dbest) dbest = (int)key;
+            } else if (src == 0 && h > dbest) {
+                dbest = h; dbi = i;
             }
         }
         group_reduce<WIDE, PACK>(nlo, nhi, dbest, dbi, red, d);
