@@ -51,13 +51,15 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("target")
     p.add_argument("query")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=3, help="timed pairs after the warm-up (at least 1)")
     p.add_argument("--json", default=None)
     p.add_argument("--gpu-mem", type=float, default=None, help="GiB")
     p.add_argument("--threads", type=int, default=os.cpu_count(),
                    help="host threads for the extensions too long for the GPU (default: all cores, as the peers)")
     p.add_argument("--trace", default=None, help="save the warm-up's speculation trace (gpu/gapped.py) as .npz")
     args = p.parse_args(argv)
+    if args.repeats < 1:
+        p.error("--repeats must be at least 1 (the warm-up pair alone is not timed)")
 
     import cupy as cp
     from gpukernels import engine
