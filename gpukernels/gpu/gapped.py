@@ -51,6 +51,7 @@ taken from the GPU, anchors extended on the host and their cells) are in
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -104,6 +105,8 @@ R_CHECKED = R_N
 
 #: counts from the last call (waves, launches, CPU fallbacks, ...)
 LAST_STATS = {}
+#: pinned host buffers of DeviceRunner._to_host, per thread (and per device and use inside)
+_PINNED = threading.local()
 #: seconds between progress lines in the log
 PROGRESS_S = 30.0
 
@@ -715,7 +718,9 @@ class DeviceRunner:
         self._z = cp.zeros(1, dtype=cp.int64)
         self._zb = cp.zeros(1, dtype=cp.uint8)
         self._zi = cp.zeros(1, dtype=cp.int32)
-        self._pinned = {}                   # pinned host buffers for the traceback copies (_to_host)
+        self._kernels = {}                  # (band, wide) -> kernel and launch shape (_kernel)
+        from ..cuda import get_kernel
+        self._pack = get_kernel("gapped", "ydrop_pack")
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -737,14 +742,22 @@ class DeviceRunner:
         self.walls[self.cp.asarray(rows)] = self.cp.asarray(walls[rows])
 
     def _kernel(self, band, wide):
-        """The kernel, its tasks per block and threads per block, and its dynamic shared memory."""
-        from ..cuda import get_kernel
-        k = get_kernel("gapped", ("ydrop_wide" if wide else "ydrop") + ("" if self.pack else "_unpacked"))
-        tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
-        smem = tpb * 7 * 4 * band
-        if smem > 48 * 1024:
-            k.max_dynamic_shared_size_bytes = smem
-        return k, tpb, WIDE_THREADS if wide else 32 * tpb, smem
+        """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
+
+        Memoised per runner: a round launches in well under a millisecond
+        of GPU time, and looking the kernel up and setting its shared-memory
+        limit cost ~0.3 ms each time (0.45 s per E. coli pair).
+        """
+        got = self._kernels.get((band, wide))
+        if got is None:
+            from ..cuda import get_kernel
+            k = get_kernel("gapped", ("ydrop_wide" if wide else "ydrop") + ("" if self.pack else "_unpacked"))
+            tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
+            smem = tpb * 7 * 4 * band
+            if smem > 48 * 1024:
+                k.max_dynamic_shared_size_bytes = smem
+            got = self._kernels[(band, wide)] = (k, tpb, WIDE_THREADS if wide else 32 * tpb, smem)
+        return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
                 tb_off=None):
@@ -799,21 +812,21 @@ class DeviceRunner:
         ``tb`` is a view of pinned memory, valid until the runner's next call.
         """
         cp = self.cp
-        from ..cuda import get_kernel
         n = len(tasks)
         tbb = np.concatenate([[0], np.cumsum(_up16(np.asarray(tb_room, dtype=np.int64)))]).astype(np.int64)
         adb = np.concatenate([[0], np.cumsum(ad_room)]).astype(np.int64)
         res = cp.empty((n, R_N), dtype=cp.int64)
-        d_tbb, d_adb = cp.asarray(tbb), cp.asarray(adb)
+        # tasks and both bases in one copy (each copy of a few bytes costs tens of microseconds)
+        d_in = cp.asarray(np.concatenate([np.ascontiguousarray(tasks, dtype=np.int64).ravel(), tbb, adb]))
+        d_tasks, d_tbb, d_adb = d_in[:9 * n].reshape(n, 9), d_in[9 * n:10 * n + 1], d_in[10 * n + 1:]
         tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
         tb_off = cp.empty(max(int(adb[-1]), 1), dtype=cp.int64)
-        self._launch(cp.asarray(tasks), 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
+        self._launch(d_tasks, 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
                      tb_off=tb_off)
         out_tb = cp.empty_like(tb)
         out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
-        pack = get_kernel("gapped", "ydrop_pack")
-        pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
+        self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
         self.launches += 1
         r = cp.asnumpy(res)
         pos, apos = _packed_bases(r)
@@ -839,14 +852,18 @@ class DeviceRunner:
 
         Tracebacks are the big copies back (megabytes per round, up to
         hundreds per wave); pinned memory moves them about twice as fast
-        as pageable. The buffer grows by doubling.
+        as pageable. The buffers grow by doubling and are kept per thread
+        and device for the next runner (allocating pinned memory takes tens
+        of milliseconds).
         """
         cp = self.cp
         nbytes = max(int(arr.nbytes), 1)
-        buf = self._pinned.get(slot)
+        key = (cp.cuda.Device().id, slot)
+        pinned = _PINNED.__dict__.setdefault("buffers", {})
+        buf = pinned.get(key)
         if buf is None or buf.size() < nbytes:
             buf = cp.cuda.alloc_pinned_memory(max(nbytes, 2 * (buf.size() if buf is not None else 1 << 20)))
-            self._pinned[slot] = buf
+            pinned[key] = buf
         out = np.ndarray((arr.size,), dtype=arr.dtype, buffer=buf).reshape(arr.shape)
         arr.get(out=out)
         return out
