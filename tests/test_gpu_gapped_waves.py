@@ -109,20 +109,6 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0
 
 
-def test_pack_fits_bounds_the_key():
-    """The packed best-cell key is used only where ydrop + best score + 1 fits above the band's bits."""
-    from gpukernels.scoring import lastz_scoring
-    sc = lastz_scoring()
-    assert gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 8192)
-    top = int(sc.matrix.max())
-    edge = (1 << 19) - top - 2          # span = 2^19 - 1: the largest that fits above 13 bits
-    assert gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, edge, 8192)
-    assert not gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, edge + 1, 8192)
-    assert gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, edge + 1, 4096)
-    assert not gpu_gapped.pack_fits(sc.matrix, sc.gap_open, -1, sc.ydrop, 8192)
-    assert not gpu_gapped.pack_fits(sc.matrix, sc.gap_open, sc.gap_extend, 600000, 8192)
-
-
 def _mutated(rng, codes, rate):
     """``codes`` with a share ``rate`` of its letters substituted."""
     out = codes.copy()

@@ -6,9 +6,7 @@
 // anti-diagonals, E and F for two, indexed by query offset i mod band).
 //   ydrop: the group is a warp, several tasks per block (waves: throughput);
 //   ydrop_wide: the group is the whole block, one task per block (the host
-//     walk's rounds: latency, since a few sides wait on each round);
-//   *_unpacked: the same where the packed best-cell key would not fit
-//     (group_reduce).
+//     walk's rounds: latency, since a few sides wait on each round).
 //
 // mode 0, the inspector: score only; finds the best cell, counts cells and
 //   anti-diagonals, and reports the region explored up to the best
@@ -59,42 +57,33 @@ struct Task {
 // same way. The slots of d are written again only at d + 2, after the
 // barrier of d + 1, which every thread passes after reading them. No
 // atomics (a 64-bit shared atomicMax is a compare-and-swap loop).
-//
-// PACK: the best cell is one unsigned key, (h - floor + 1) << lb | (band - 1
-// - (i - lo)), 0 for none, so a single max finds the best score and its
-// smallest i (no second, dependent reduction). Every H is at most best plus
-// the largest substitution score, so the key fits where the host checks
-// (ydrop + max score + 1) << lb < 2^32 (pack_fits in gpu/gapped.py).
-// Otherwise (!PACK) the score's max, then the smallest i holding it.
 struct Red { int nlo, nhi, m, at; };
 
-template <bool WIDE, bool PACK>
+template <bool WIDE>
 __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int& dbi, Red* red, int d)
 {
     nlo = __reduce_min_sync(FULL, nlo);
     nhi = __reduce_max_sync(FULL, nhi);
-    int m = PACK ? (int)__reduce_max_sync(FULL, (unsigned)dbest) : __reduce_max_sync(FULL, dbest);
-    unsigned at = 0;
-    if (!PACK) at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
+    int m = __reduce_max_sync(FULL, dbest);
+    unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
     if (WIDE) {
         Red* r = red + 32 * (d & 1);
         const int lane = threadIdx.x & 31;
         if (lane == 0) r[threadIdx.x >> 5] = {nlo, nhi, m, (int)at};
         __syncthreads();
-        const Red x = lane < (int)(blockDim.x >> 5) ? r[lane]
-                                                     : Red{0x7fffffff, -0x7fffffff, PACK ? 0 : NEG, -1};
+        const Red x = lane < (int)(blockDim.x >> 5) ? r[lane] : Red{0x7fffffff, -0x7fffffff, NEG, -1};
         nlo = __reduce_min_sync(FULL, x.nlo);
         nhi = __reduce_max_sync(FULL, x.nhi);
-        m = PACK ? (int)__reduce_max_sync(FULL, (unsigned)x.m) : __reduce_max_sync(FULL, x.m);
-        if (!PACK) at = __reduce_min_sync(FULL, x.m == m ? (unsigned)x.at : 0xffffffffu);
+        m = __reduce_max_sync(FULL, x.m);
+        at = __reduce_min_sync(FULL, x.m == m ? (unsigned)x.at : 0xffffffffu);
     } else {
         __syncwarp();
     }
     dbest = m;
-    if (!PACK) dbi = at == 0xffffffffu ? -1 : (int)at;
+    dbi = at == 0xffffffffu ? -1 : (int)at;
 }
 
-template <bool WIDE, bool PACK>
+template <bool WIDE>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -133,7 +122,6 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
     int best = 0, bi = 0, bj = 0;
     long long cells = 0, cab = 0;
-    const int lb = __ffs(band) - 1;
     int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
     int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;   // the region at the best
     int d = 0;
@@ -153,7 +141,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (tracing) traced_to = d;
         if (tracing && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = cells; }
         const int floor_ = best - ydrop;
-        int dbest = PACK ? 0 : NEG, dbi = -1, nlo = hi, nhi = lo;
+        int dbest = NEG, dbi = -1, nlo = hi, nhi = lo;
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
@@ -225,18 +213,9 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             if (tracing) tb[tbb + cells + (i - lo)] = (unsigned char)(src | ebit | fbit);
             if (i < nlo) nlo = i;
             nhi = i + 1;
-            if (PACK) {
-                const unsigned key = (unsigned)(h - floor_ + 1) << lb | (unsigned)(mask - (i - lo));
-                if (src == 0 && key > (unsigned)dbest) dbest = (int)key;
-            } else if (src == 0 && h > dbest) {
-                dbest = h; dbi = i;
-            }
+            if (src == 0 && h > dbest) { dbest = h; dbi = i; }
         }
-        group_reduce<WIDE, PACK>(nlo, nhi, dbest, dbi, red, d);
-        if (PACK && dbest) {
-            dbi = lo + mask - (int)((unsigned)dbest & mask);
-            dbest = (int)((unsigned)dbest >> lb) + floor_ - 1;
-        }
+        group_reduce<WIDE>(nlo, nhi, dbest, dbi, red, d);
         cells += hi - lo;
         if (hi - 1 > imax) imax = hi - 1;
         if (d - lo > jmax) jmax = d - lo;
@@ -270,16 +249,13 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
     long long* __restrict__ tb_off
-#define YDROP_ARGS_IN t, q, tasks, ntasks, matrix, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, \
-    dcap, res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
 // cell's lookup is a shift, not a multiply by msize.
 // One warp per task, blockDim.x / 32 tasks per block (7 * band ints of shared memory each).
-template <bool PACK>
-__device__ __forceinline__ void ydrop_warps(YDROP_PARAMS)
+extern "C" __global__ void ydrop(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
@@ -288,12 +264,11 @@ __device__ __forceinline__ void ydrop_warps(YDROP_PARAMS)
     const int wib = threadIdx.x >> 5;
     const int task = blockIdx.x * (blockDim.x >> 5) + wib;
     if (task >= ntasks) return;
-    ydrop_task<false, PACK>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
+    ydrop_task<false>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
 }
 
 // One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
-template <bool PACK>
-__device__ __forceinline__ void ydrop_block(YDROP_PARAMS)
+extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
@@ -302,14 +277,8 @@ __device__ __forceinline__ void ydrop_block(YDROP_PARAMS)
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    ydrop_task<true, PACK>(YDROP_ARGS, smem, red);
+    ydrop_task<true>(YDROP_ARGS, smem, red);
 }
-
-// the packed best-cell key where it fits (the host's choice), the two-step reduction otherwise
-extern "C" __global__ void ydrop(YDROP_PARAMS) { ydrop_warps<true>(YDROP_ARGS_IN); }
-extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { ydrop_block<true>(YDROP_ARGS_IN); }
-extern "C" __global__ void ydrop_unpacked(YDROP_PARAMS) { ydrop_warps<false>(YDROP_ARGS_IN); }
-extern "C" __global__ void ydrop_wide_unpacked(YDROP_PARAMS) { ydrop_block<false>(YDROP_ARGS_IN); }
 
 // After a mode 2 launch, gridDim.y blocks per task: copy the task's traceback bytes up to its
 // best anti-diagonal (R_CELLS_AT_BEST of them) to out_tb, and its anti-diagonal rows 0..best

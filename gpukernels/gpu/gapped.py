@@ -725,7 +725,6 @@ class DeviceRunner:
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
             self.wide_band //= 2
-        self.pack = pack_fits(matrix, gap_open, gap_ext, ydrop, max(BANDS[-1], self.wide_band))
 
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device.
@@ -751,7 +750,7 @@ class DeviceRunner:
         got = self._kernels.get((band, wide))
         if got is None:
             from ..cuda import get_kernel
-            k = get_kernel("gapped", ("ydrop_wide" if wide else "ydrop") + ("" if self.pack else "_unpacked"))
+            k = get_kernel("gapped", "ydrop_wide" if wide else "ydrop")
             tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
             smem = tpb * 7 * 4 * band
             if smem > 48 * 1024:
@@ -886,20 +885,6 @@ def _packed_bases(res):
     pos = np.concatenate([[0], np.cumsum(np.where(held, _up16(res[:, R_CAB]), 0))]).astype(np.int64)
     apos = np.concatenate([[0], np.cumsum(np.where(held, ds + 1, 0))]).astype(np.int64)
     return pos, apos
-
-
-def pack_fits(matrix, gap_open, gap_ext, ydrop, band):
-    """Whether the kernels' packed best-cell key fits 32 bits for these scores and bands up to ``band``.
-
-    The key (``cuda/gapped.cu``, ``group_reduce``) holds ``h - floor + 1``,
-    at most ``ydrop`` plus the largest substitution score plus 1 when gap
-    costs are not negative, above ``log2(band)`` bits of the cell's index.
-    Otherwise the kernels reduce score and index in two steps (same results).
-    """
-    if gap_ext < 0 or gap_open + gap_ext < 0:
-        return False
-    span = int(ydrop) + max(0, int(np.max(matrix))) + 1
-    return 0 < span and span << (int(band).bit_length() - 1) < 1 << 32
 
 
 # ---------------------------------------------------------------------------------------------
