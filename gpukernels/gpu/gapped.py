@@ -743,9 +743,9 @@ class DeviceRunner:
     def _kernel(self, band, wide):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
 
-        Memoised per runner: a round launches in well under a millisecond
-        of GPU time, and looking the kernel up and setting its shared-memory
-        limit cost ~0.3 ms each time (0.45 s per E. coli pair).
+        Memoised per runner: a pair makes thousands of short launches, and
+        looking the kernel up and setting its shared-memory limit took
+        ~0.3 ms each time in a profile.
         """
         got = self._kernels.get((band, wide))
         if got is None:
@@ -858,7 +858,9 @@ class DeviceRunner:
         cp = self.cp
         nbytes = max(int(arr.nbytes), 1)
         key = (cp.cuda.Device().id, slot)
-        pinned = _PINNED.__dict__.setdefault("buffers", {})
+        pinned = getattr(_PINNED, "buffers", None)
+        if pinned is None:
+            pinned = _PINNED.buffers = {}
         buf = pinned.get(key)
         if buf is None or buf.size() < nbytes:
             buf = cp.cuda.alloc_pinned_memory(max(nbytes, 2 * (buf.size() if buf is not None else 1 << 20)))
