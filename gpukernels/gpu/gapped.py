@@ -1016,7 +1016,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         stats["walls_s"] += c1 - c0
         tasks = _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
         rows = _side_rows(idx)
-        room = _trace_room(res_all[rows], mem) if wide and hasattr(runner, "inspect_traced") else None
+        room = _trace_room(res_all[rows], mem) if wide else None
         traced = None
         if room is None:
             r, b = runner.inspect(tasks, wide)
