@@ -319,7 +319,6 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     return tb, tb_off, tb_lo
 
 
-
 @njit(cache=True, nogil=True)
 def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier,
                    walls, wq0, wt0, wdir, work, tb, tb_off, tb_lo, store=True):

@@ -1273,13 +1273,13 @@ def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used):
     """
     tb, tb_lo, tb_off, tbb, adb = traced
     srow = _side_rows(held)
-    run = srow[r[srow, R_BI] + r[srow, R_BJ] > 0]
+    past = np.flatnonzero(r[srow, R_BI] + r[srow, R_BJ] > 0)     # sides whose best cell is past the origin
+    run = srow[past]
     flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb[run], adb[run], r[run, R_BI], r[run, R_BJ], tasks[run], t,
                                   q)
     pieces = [np.zeros(0, dtype=np.uint8)] * len(srow)
-    where = {int(x): k for k, x in enumerate(srow)}
-    for x, piece in zip(run, np.split(flat, np.cumsum(lens)[:-1])):
-        pieces[where[int(x)]] = piece
+    for k, piece in zip(past, np.split(flat, np.cumsum(lens)[:-1])):
+        pieces[k] = piece
     return _store_columns(pieces, idx[held], ops_idx, store, used)
 
 
