@@ -70,8 +70,8 @@ def main(argv=None):
     target, query = read_fasta(args.target), read_fasta(args.query)
     gpu_mem = None if args.gpu_mem is None else int(args.gpu_mem * (1 << 30))
     events = {}
-    wave_stats = []
-    traces = []
+    wave_stats = {}     # strand ("+" or "-") -> counts of its last gapped stage (the strands run at once)
+    traces = {}
 
     def wrap(mod, name, stage):
         fn = getattr(mod, name)
@@ -83,9 +83,10 @@ def main(argv=None):
             stop.record()
             events.setdefault(stage, []).append((start, stop))
             if stage == "gapped y-drop":
-                w = dict(gg.LAST_STATS)
-                traces.append(w.pop("trace", None))
-                wave_stats.append(w)
+                strand = "+" if a[1] is query.codes else "-"
+                w = dict(gg.last_stats())
+                traces[strand] = w.pop("trace", None)
+                wave_stats[strand] = w
             return out
         return fn, timed
 
@@ -108,13 +109,13 @@ def main(argv=None):
     print(f"warm-up pair: {warm_s:.2f} s; stage seconds {wstats.seconds}; alignments {len(warm)}", flush=True)
     for s, ev in events.items():
         print(f"  warm-up {s}: {sum(cp.cuda.get_elapsed_time(a, b) for a, b in ev) / 1000:.3f} s", flush=True)
-    for k, w in enumerate(wave_stats[:2]):
-        print(f"  warm-up gapped waves, strand {'+-'[k]}: {w}", flush=True)
+    for strand, w in sorted(wave_stats.items()):
+        print(f"  warm-up gapped waves, strand {strand}: {w}", flush=True)
     parity = _parity(warm, target, query, args.target, args.query)
     print(f"parity with the cached CPU PAF: {parity}", flush=True)
     if args.trace:
         import numpy as np
-        np.savez(args.trace, **{f"strand{'+-'[k]}": tr for k, tr in enumerate(traces[:2]) if tr is not None})
+        np.savez(args.trace, **{f"strand{k}": tr for k, tr in traces.items() if tr is not None})
     if warm_s > 20:
         args.repeats = 1
     events.clear()
@@ -141,7 +142,7 @@ def main(argv=None):
                stages_s=per_stage, seed_hits=stats.seed_hits, hsps=stats.hsps,
                anchors_extended=stats.anchors_extended, alignments=len(warm), dp_cells=stats.dp_cells,
                dp_cells_per_s=stats.dp_cells / gapped_s if gapped_s == gapped_s else None,
-               gapped_waves=wave_stats[:2], parity=parity)
+               gapped_waves=wave_stats, parity=parity)
     print(f"device: {name}")
     print(f"pair {out['target']} x {out['query']}: {out['pair_s']:.3f} s per pair (mean of {args.repeats}; "
           f"warm-up {warm_s:.1f} s; {args.threads} host threads)")
@@ -151,8 +152,8 @@ def main(argv=None):
     print(f"seed hits {stats.seed_hits:,}; HSPs {stats.hsps:,}; anchors extended {stats.anchors_extended:,}; "
           f"alignments {len(warm):,}; DP cells {stats.dp_cells:.3e}; "
           f"gapped {out['dp_cells_per_s'] or 0:.3e} cells/s")
-    for k, w in enumerate(wave_stats[:2]):
-        print(f"gapped waves, strand {'+-'[k]}: " + ", ".join(
+    for strand, w in sorted(wave_stats.items()):
+        print(f"gapped waves, strand {strand}: " + ", ".join(
             f"{a}={b:.3f}" if isinstance(b, float) else f"{a}={b}" for a, b in w.items()))
     if args.json:
         with open(args.json, "w") as fh:

@@ -56,7 +56,7 @@ def main(argv=None):
 
         def spy(*a, **k):
             out = real(*a, **k)
-            strands.append(dict(gg.LAST_STATS))
+            strands.append(dict(gg.last_stats()))
             return out
         gg.extend_anchors = functools.partial(spy, round_cells=cells)
         cp.cuda.Device().synchronize()

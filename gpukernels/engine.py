@@ -6,6 +6,7 @@ functions on the chosen backend and returns canonical :class:`Alignments`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -250,7 +251,8 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     threads : int
         CPU backend: with 2 or more, the two strands are aligned at once.
         GPU backend: host threads for the extensions too long for the GPU
-        (at least 2).
+        (at least 2); the two strands are always aligned at once, each on a
+        stream of its own with half the memory budget.
 
     Returns
     -------
@@ -288,16 +290,29 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     stats.seconds["seed"] += time.perf_counter() - t1
     strands = [r for r in (False, True) if options.strand != ("plus" if r else "minus")]
 
+    # the numba stages release the GIL, and on the GPU each strand has a stream of its own: the two
+    # strands run side by side (the GPU's gapped rounds fill a few multiprocessors, so the other
+    # strand's kernels fit beside them)
+    side_by_side = len(strands) > 1 and (chosen == "gpu" or threads > 1)
+    streams = contextlib.nullcontext
+    if chosen == "gpu" and side_by_side:
+        from . import gpu
+        import cupy
+        gpu.set_budget(gpu.budget(gpu_mem) // len(strands))
+        cupy.cuda.get_current_stream().synchronize()  # the index, read by both strands' streams
+        device_id = cupy.cuda.Device().id
+        streams = lambda: gpu.own_stream(device_id)  # noqa: E731
+
     def one_strand(reverse):
         own = StageStats()
-        alns = align_strand(target, query, index, options, reverse, chosen, own,
-                            threads=threads if chosen == "gpu" else 1)
+        with streams():
+            alns = align_strand(target, query, index, options, reverse, chosen, own,
+                                threads=threads if chosen == "gpu" else 1)
         log.info("strand %s: %d seed hits, %d HSPs, %d alignments (%.1f s)", "-" if reverse else "+",
                  own.seed_hits, own.hsps, len(alns), sum(own.seconds.values()))
         return alns, own
 
-    if chosen == "cpu" and threads > 1 and len(strands) > 1:
-        # the numba stages release the GIL: the two strands run side by side
+    if side_by_side:
         with ThreadPoolExecutor(max_workers=len(strands)) as pool:
             results = list(pool.map(one_strand, strands))
     else:

@@ -98,10 +98,10 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
         got = gpu_gapped.extend_anchors(*args, gpu_mem=mem, wave=wave, runner=runner, round_cells=round_cells,
                                         host_threads=threads)
         assert_same_extension(got, ref)
-        print(wave, mem, bands, dcap, round_cells, threads, gpu_gapped.LAST_STATS)
-        batches += gpu_gapped.LAST_STATS["long_batches"]
-        taken += gpu_gapped.LAST_STATS["relay_taken"]
-        abandoned += gpu_gapped.LAST_STATS["host_why"]["abandoned"]
+        print(wave, mem, bands, dcap, round_cells, threads, gpu_gapped.last_stats())
+        batches += gpu_gapped.last_stats()["long_batches"]
+        taken += gpu_gapped.last_stats()["relay_taken"]
+        abandoned += gpu_gapped.last_stats()["host_why"]["abandoned"]
     if threads > 2:
         assert abandoned > batches > 0      # some batches took several anchors
     if threads > 2:
@@ -157,7 +157,7 @@ def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
     runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
     got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
     assert_same_extension(got, ref)
-    stats = gpu_gapped.LAST_STATS
+    stats = gpu_gapped.last_stats()
     print(room, stats)
     assert stats["rounds"] > 5
     assert 0 < stats["traced"] <= stats["round_anchors"]

@@ -2,12 +2,15 @@
 
 Each module has the same functions, signatures and output values as its
 numba twin in ``cpu/``. Shared here: the GPU memory budget that bounds every
-batch (the output never depends on it) and a small cache of host arrays
-already copied to the device.
+batch (the output never depends on it), a small cache of host arrays
+already copied to the device, and the stream of a thread that shares the
+device with others (the engine aligns both strands at once).
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import weakref
 
 #: share of free device memory taken when no budget is given
@@ -15,6 +18,7 @@ DEFAULT_SHARE = 0.6
 
 _budget = None
 _uploads = {}
+_uploads_lock = threading.Lock()
 
 
 def set_budget(gpu_mem=None):
@@ -47,7 +51,8 @@ def to_device(arr, dtype=None):
     if isinstance(arr, cupy.ndarray):
         return arr if dtype is None else arr.astype(dtype, copy=False)
     key = id(arr)
-    hit = _uploads.get(key)
+    with _uploads_lock:
+        hit = _uploads.get(key)
     if hit is not None and hit[0]() is arr and (dtype is None or hit[1].dtype == dtype):
         return hit[1]
     dev = cupy.asarray(np.ascontiguousarray(arr, dtype=dtype))
@@ -55,12 +60,34 @@ def to_device(arr, dtype=None):
         ref = weakref.ref(arr)
     except TypeError:
         return dev
-    if len(_uploads) >= 8:
-        _uploads.pop(next(iter(_uploads)))
-    _uploads[key] = (ref, dev)
+    # another thread's stream may use the copy next: it must be complete
+    cupy.cuda.get_current_stream().synchronize()
+    with _uploads_lock:
+        if len(_uploads) >= 8:
+            _uploads.pop(next(iter(_uploads)))
+        _uploads[key] = (ref, dev)
     return dev
 
 
 def clear_cache():
     """Forget cached device copies."""
-    _uploads.clear()
+    with _uploads_lock:
+        _uploads.clear()
+
+
+@contextlib.contextmanager
+def own_stream(device_id):
+    """Run the block's CuPy work on ``device_id`` in a new non-blocking stream, finished at the end.
+
+    For a thread that shares the GPU with others: CuPy's default (legacy)
+    stream would serialise their kernels, while streams of their own let a
+    thread's kernels run beside the other's. The caller must have finished
+    the work its threads read (``cupy.cuda.get_current_stream().synchronize()``
+    before starting them).
+    """
+    import cupy
+    with cupy.cuda.Device(device_id):
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            yield stream
+            stream.synchronize()

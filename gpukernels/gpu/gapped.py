@@ -44,8 +44,8 @@ waves, and the host keeps the sequential rule:
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
-taken from the GPU, anchors extended on the host and their cells) are in
-:data:`LAST_STATS`.
+taken from the GPU, anchors extended on the host and their cells) of the
+calling thread's last call are in :func:`last_stats`.
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ R_N = 12
 #: kept-alignment count through which the side is clean, or -(stamp + 1) once it is dirty; 0: nothing)
 R_CHECKED = R_N
 
-#: counts from the last call (waves, launches, CPU fallbacks, ...)
-LAST_STATS = {}
+#: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
+_LAST = threading.local()
 #: pinned host buffers of DeviceRunner._to_host, per thread (and per device and use inside)
 _PINNED = threading.local()
 #: seconds between progress lines in the log
@@ -1190,11 +1190,18 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
     if relay_pool is not None:
         relay_pool.shutdown()
-    LAST_STATS.clear()
-    LAST_STATS.update(stats)
+    _LAST.stats = stats
     nk = int(cnt[0])
     return (K[:nk, 0].copy(), K[:nk, 1].copy(), K[:nk, 2].copy(), K[:nk, 3].copy(), K[:nk, 4].copy(),
             op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)
+
+
+def last_stats():
+    """Counts of the calling thread's last :func:`extend_anchors` (waves, launches, CPU fallbacks, ...).
+
+    Per thread, because the engine extends both strands at once.
+    """
+    return getattr(_LAST, "stats", {})
 
 
 def _side_rows(idx):
@@ -1203,7 +1210,7 @@ def _side_rows(idx):
 
 
 def _trace_row(kind, rows, seconds, extra):
-    """One row of ``LAST_STATS["trace"]`` for the sides ``rows`` (result rows) of one speculation."""
+    """One row of ``last_stats()["trace"]`` for the sides ``rows`` (result rows) of one speculation."""
     return (kind, len(rows) // 2, int(rows[:, R_DIAGS].max()), int((rows[:, R_BI] + rows[:, R_BJ]).max()),
             int(rows[:, R_CELLS].sum()), seconds, extra)
 
