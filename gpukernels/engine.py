@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ log = logging.getLogger("gpukernels")
 
 #: query positions looked up per batch of seed hits (bounds memory)
 QUERY_BATCH = 1 << 20
+#: seconds between GIL handovers while the two strands share the GPU (Python's default is 0.005)
+SWITCH_S = 1e-4
 
 
 @dataclass
@@ -313,8 +316,15 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         return alns, own
 
     if side_by_side:
-        with ThreadPoolExecutor(max_workers=len(strands)) as pool:
-            results = list(pool.map(one_strand, strands))
+        # a strand's thread that a GPU wait has released takes the GIL back sooner from the other
+        # (the default 5 ms handover cost ~7 % on E. coli; restored after)
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_S) if chosen == "gpu" else switch)
+        try:
+            with ThreadPoolExecutor(max_workers=len(strands)) as pool:
+                results = list(pool.map(one_strand, strands))
+        finally:
+            sys.setswitchinterval(switch)
     else:
         results = [one_strand(r) for r in strands]
     for _, own in results:

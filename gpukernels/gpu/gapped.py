@@ -727,18 +727,16 @@ class DeviceRunner:
             self.wide_band //= 2
 
     def set_walls(self, walls, spans):
-        """Copy the host's wall rows ``[start, stop)`` of each span to the device.
+        """Copy the host's wall rows ``[start, stop)`` of each span to the device, without waiting.
 
-        A round adds one to three alignments: a copy per span, with no row
-        index to build and copy and no scatter kernel. After a wave's walk,
-        with many spans, one scatter.
+        The rows and their index go through pinned memory and one scatter
+        on the runner's stream, so the host goes on to the launch that reads
+        them (pageable copies waited for the stream, which the other
+        strand's kernels share the GPU with).
         """
-        if len(spans) <= 8:
-            for a, b in spans:
-                self.walls[int(a):int(b)].set(walls[int(a):int(b)])
-            return
-        rows = np.concatenate([np.arange(a, b) for a, b in spans])
-        self.walls[self.cp.asarray(rows)] = self.cp.asarray(walls[rows])
+        size = spans[:, 1] - spans[:, 0]
+        rows = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(spans[:, 0] - (np.cumsum(size) - size), size)
+        self.walls[self._to_device(rows, "wall_rows")] = self._to_device(walls[rows], "wall_values")
 
     def _kernel(self, band, wide):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
@@ -816,7 +814,8 @@ class DeviceRunner:
         adb = np.concatenate([[0], np.cumsum(ad_room)]).astype(np.int64)
         res = cp.empty((n, R_N), dtype=cp.int64)
         # tasks and both bases in one copy (each copy of a few bytes costs tens of microseconds)
-        d_in = cp.asarray(np.concatenate([np.ascontiguousarray(tasks, dtype=np.int64).ravel(), tbb, adb]))
+        d_in = self._to_device(np.concatenate([np.ascontiguousarray(tasks, dtype=np.int64).ravel(), tbb, adb]),
+                               "tasks")
         d_tasks, d_tbb, d_adb = d_in[:9 * n].reshape(n, 9), d_in[9 * n:10 * n + 1], d_in[10 * n + 1:]
         tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
@@ -846,17 +845,17 @@ class DeviceRunner:
                          tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off)
         return self._to_host(tb, "tb"), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
 
-    def _to_host(self, arr, slot):
-        """``arr`` copied into pinned host memory kept for ``slot``: a view, valid until the slot's next use.
+    def _pinned(self, shape, dtype, slot):
+        """A host array in pinned memory kept for ``slot``, valid until the slot's next use.
 
-        Tracebacks are the big copies back (megabytes per round, up to
-        hundreds per wave); pinned memory moves them about twice as fast
-        as pageable. The buffers grow by doubling and are kept per thread
-        and device for the next runner (allocating pinned memory takes tens
-        of milliseconds).
+        The buffers grow by doubling and are kept per thread and device for
+        the next runner (allocating pinned memory takes tens of
+        milliseconds).
         """
         cp = self.cp
-        nbytes = max(int(arr.nbytes), 1)
+        dtype = np.dtype(dtype)
+        size = int(np.prod(shape, dtype=np.int64))
+        nbytes = max(size * dtype.itemsize, 1)
         key = (cp.cuda.Device().id, slot)
         pinned = getattr(_PINNED, "buffers", None)
         if pinned is None:
@@ -865,9 +864,34 @@ class DeviceRunner:
         if buf is None or buf.size() < nbytes:
             buf = cp.cuda.alloc_pinned_memory(max(nbytes, 2 * (buf.size() if buf is not None else 1 << 20)))
             pinned[key] = buf
-        out = np.ndarray((arr.size,), dtype=arr.dtype, buffer=buf).reshape(arr.shape)
+        return np.ndarray((size,), dtype=dtype, buffer=buf).reshape(shape)
+
+    def _to_host(self, arr, slot):
+        """``arr`` copied into pinned host memory kept for ``slot``: a view, valid until the slot's next use.
+
+        Tracebacks are the big copies back (megabytes per round, up to
+        hundreds per wave); pinned memory moves them about twice as fast
+        as pageable.
+        """
+        out = self._pinned(arr.shape, arr.dtype, slot)
         arr.get(out=out)
         return out
+
+    def _to_device(self, arr, slot):
+        """A new device array holding ``arr``, copied on the current stream without waiting.
+
+        The copy goes from pinned memory kept for ``slot``: every runner call
+        that returns host arrays waits for its stream, so the slot is free
+        again at the next call (set_walls, which returns nothing, is always
+        followed by one).
+        """
+        cp = self.cp
+        host = self._pinned(arr.shape, arr.dtype, slot)
+        host[...] = arr
+        dev = cp.empty(arr.shape, dtype=arr.dtype)
+        if host.nbytes:
+            dev.data.copy_from_host_async(host.ctypes.data, host.nbytes)
+        return dev
 
 
 def _up16(x):
