@@ -44,12 +44,23 @@ def traceback_columns(tb, tb_off, tb_lo, bi, bj, t, t_base, t_step, q, q_base, q
     the CPU DP and the GPU executor's host side.
     """
     ops = np.empty(bi + bj, dtype=np.uint8)
-    n = 0
-    i = bi
-    j = bj
-    state = 0
-    while i > 0 or j > 0:
-        dd = i + j
+    n = traceback_steps(tb, tb_off, tb_lo, 0, bi, bj, 0, ops, 0, t, t_base, t_step, q, q_base, q_step)[0]
+    return ops[:n][::-1].copy()
+
+
+@njit(cache=True, nogil=True)
+def traceback_steps(tb, tb_off, tb_lo, d_from, i, j, state, ops, n, t, t_base, t_step, q, q_base, q_step):
+    """The traceback walk of :func:`traceback_columns` over one piece of the table, anti-diagonals from ``d_from`` on.
+
+    The piece's tables start at ``d_from`` (the byte of cell (i, j) is
+    ``tb[tb_off[i + j - d_from] + i - tb_lo[i + j - d_from]]``). Walks back
+    from cell (i, j) in ``state`` (0 on the diagonal, 1 in a deletion, 2 in
+    an insertion), writing columns, last first, to ``ops`` from ``n`` on,
+    until the origin or a cell before ``d_from``. Returns ``n, i, j, state``
+    there, for the piece before (the relay's chunks are such pieces).
+    """
+    while (i > 0 or j > 0) and i + j >= d_from:
+        dd = i + j - d_from
         byte = tb[tb_off[dd] + i - tb_lo[dd]]
         if state == 0:
             src = byte & 3
@@ -74,7 +85,7 @@ def traceback_columns(tb, tb_off, tb_lo, bi, bj, t, t_base, t_step, q, q_base, q
             i -= 1
             if (byte & 8) == 0:
                 state = 0
-    return ops[:n][::-1].copy()
+    return n, i, j, state
 
 
 @njit(cache=True, nogil=True)

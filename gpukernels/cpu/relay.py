@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from .gapped import (NEG, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_D, ST_DONE, ST_HI1, ST_HI2, ST_LO1, ST_LO2, ST_N,
-                     ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, origin_state, traceback_columns, ydrop_sweep)
+                     ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, origin_state, traceback_steps, ydrop_sweep)
 
 #: anti-diagonals per chunk
 CHUNK = 1 << 16
@@ -141,8 +141,9 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
     Returns
     -------
     tuple
-        ``ydrop_one_side``'s: ``best, bi, bj, cells, ops`` and the traceback
-        table ``tb, tb_off, tb_lo`` (in one piece).
+        ``ydrop_one_side``'s ``best, bi, bj, cells, ops, tb, tb_off, tb_lo``,
+        less the traceback bytes: ``tb`` is None (they stay in the chunks;
+        see :func:`_traceback`), the anti-diagonal tables are in one piece.
     """
     chunk = int(chunk or CHUNK)
     warm = int(warm or WARM)
@@ -225,27 +226,30 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         d_from, cells_mark, checked = int(st[ST_D]) + 1, int(st[ST_CELLS]), int(st[ST_D])
         st[ST_NTB] = 0
         tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
-    ops, tb, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0)
-    return best, bi, bj, cells, ops, tb, off, lo
+    ops, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0)
+    return best, bi, bj, cells, ops, None, off, lo
 
 
 def _traceback(pieces, bi, bj, tA, T0, qA, Q0):
-    """The columns to cell ``(bi, bj)``, and the traceback table the chunks wrote, in one piece.
+    """The columns to cell ``(bi, bj)``, and the anti-diagonal tables of the chunks in one piece.
 
-    A piece's tables ``off`` and ``lo`` start at its first anti-diagonal ``d_from``.
+    The path is walked back through each chunk's own bytes: joining them
+    would copy a gigabyte for a megabase extension, of which the path reads
+    a few megabytes. A piece's tables ``off`` and ``lo`` start at its first
+    anti-diagonal ``d_from``.
     """
     pieces = [p for p in pieces if p[3] <= p[4]]
     dlast = pieces[-1][4]
-    total = sum(end - p_off[0] for _, p_off, _, _, _, end in pieces)
-    tb = np.empty(max(total, 1), dtype=np.uint8)
+    ops = np.empty(bi + bj, dtype=np.uint8)
+    n, i, j, state = 0, bi, bj, 0
+    for p_tb, p_off, p_lo, d_from, _, _ in reversed(pieces):
+        n, i, j, state = traceback_steps(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1)
     off = np.empty(dlast + 2, dtype=np.int64)
     lo = np.empty(dlast + 2, dtype=np.int64)
     at = 0
-    for p_tb, p_off, p_lo, d_from, d_to, end in pieces:
-        start = p_off[0]
-        tb[at:at + end - start] = p_tb[start:end]
-        off[d_from:d_to + 1] = p_off - start + at
+    for _, p_off, p_lo, d_from, d_to, end in pieces:
+        off[d_from:d_to + 1] = p_off - p_off[0] + at
         lo[d_from:d_to + 1] = p_lo
-        at += end - start
+        at += end - p_off[0]
     off[dlast + 1] = at
-    return traceback_columns(tb, off, lo, bi, bj, tA, T0, -1, qA, Q0, 1), tb, off, lo
+    return ops[:n][::-1].copy(), off, lo
