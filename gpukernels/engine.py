@@ -219,7 +219,8 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     q_lo, q_hi = _record_bounds(query, aq, reverse)
     raw = gapped.extend_anchors(t_codes, q_codes, aq, at, (t_lo, t_hi, q_lo, q_hi), sc,
                                 self_barrier=options.self_mode and not reverse, backend=backend,
-                                traceback=resolve_traceback(options, backend), threads=threads)
+                                traceback=resolve_traceback(options, backend), threads=threads,
+                                label=f"strand {'-' if reverse else '+'}")
     stats.seconds["gapped"] += time.perf_counter() - t3
     for key, count in raw.get("wfa_stats", {}).items():
         stats.wfa[key] = stats.wfa.get(key, 0) + count

@@ -26,7 +26,7 @@ def anchor_order(score, anchor_q, anchor_t):
 
 
 def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scoring, self_barrier=False,
-                   backend="cpu", traceback="dp", threads=1):
+                   backend="cpu", traceback="dp", threads=1, label=""):
     """Extend anchors (already in processing order) into gapped alignments.
 
     Parameters
@@ -47,6 +47,9 @@ def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scorin
     threads : int
         GPU backend: host threads for the extensions too long for the GPU
         (at least 2 are used; the output does not depend on it).
+    label : str
+        Names this call in progress lines (GPU backend; the engine passes
+        the strand, as both strands run at once).
 
     Returns
     -------
@@ -73,7 +76,7 @@ def extend_anchors(t_codes, q_codes, anchor_q, anchor_t, bounds, scoring: Scorin
         raise ValueError(f"unknown traceback {traceback!r}; choose dp or wfa")
     elif backend == "gpu":
         from .gpu import gapped as gpu_gapped
-        res = gpu_gapped.extend_anchors(*args, host_threads=max(2, int(threads)))
+        res = gpu_gapped.extend_anchors(*args, host_threads=max(2, int(threads)), label=label)
     else:
         res = _cpu_extend(*args)
     t0, t1, q0, q1, score, op_off, ops, anchor_cells = res

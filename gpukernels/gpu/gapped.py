@@ -945,7 +945,7 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                    gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None,
-                   round_cells=ROUND_CELLS, host_threads=2):
+                   round_cells=ROUND_CELLS, host_threads=2, label=""):
     """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
@@ -966,6 +966,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         anchors on other diagonals speculatively, and from 4 on each side
         the inspector abandoned is split into chunks on threads,
         :mod:`gpukernels.cpu.relay`).
+    label : str, optional
+        Names this call in the progress lines of the log (the strand).
 
     Returns
     -------
@@ -1162,8 +1164,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         nonlocal last_note
         if clock() - last_note >= PROGRESS_S:
             last_note = clock()
-            log.info("gapped extension: %d of %d anchors done, %d alignments kept, %d GPU rounds (%.0f s)", done,
-                     n, int(cnt[0]), stats["rounds"], last_note - started)
+            log.info("gapped extension%s: %d of %d anchors done, %d alignments kept, %d GPU rounds (%.0f s)",
+                     f" ({label})" if label else "", done, n, int(cnt[0]), stats["rounds"], last_note - started)
 
     pos = 0
     while pos < n:
