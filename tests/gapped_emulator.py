@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpukernels.cpu.gapped import _flat_matrix
+from gpukernels.cpu.relay import speculative_chunk
 from gpukernels.gpu.gapped import DCAP, R_CAB, R_N, WIDE_BAND, _packed_bases, side_dp as _task
 
 
@@ -29,6 +31,23 @@ class EmuRunner:
         self._z8 = np.zeros(1, dtype=np.uint8)
         self._z32 = np.zeros(1, dtype=np.int32)
         self._z64 = np.zeros(1, dtype=np.int64)
+
+    def relay_launcher(self, task, width):
+        """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls."""
+        t, q = self.t, self.q
+        t0, tstep, tn, q0, qstep, qn, bar, wq0, wt0 = (int(x) for x in task)
+        if tstep == 1:      # a right side: cpu/gapped.side_frame's placement
+            frame = (t[::-1].copy(), len(t) - t0, tn, q, q0 - 1, qn)
+        else:
+            frame = (t, t0 + 1, tn, q[::-1].copy(), len(q) - 2 - q0, qn)
+        dp = frame + (_flat_matrix(self.matrix.astype(np.int32)), np.int32(self.gap_open + self.gap_ext),
+                      np.int32(self.gap_ext), self.ydrop, bar, self.walls, wq0, wt0, tstep)
+
+        def chunks(starts, width):
+            self.launches += 1
+            work = np.empty((8, qn + 3), dtype=np.int32)
+            return [speculative_chunk(dp, work, *a) for a in starts]
+        return chunks
 
     def set_walls(self, walls, spans):
         for a, b in spans:

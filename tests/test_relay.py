@@ -68,3 +68,44 @@ def test_relay_chunks_take_over_on_similar_sequences():
                            np.empty(4, np.int64))
     assert tuple(got[:4]) == tuple(ref[:4]) and np.array_equal(got[4], ref[4])
     assert stats["relay_taken"] > stats["relay_missed"]
+
+
+@pytest.mark.parametrize("per_round", [2, 32])
+@pytest.mark.parametrize("warm", [900, 10])
+@pytest.mark.parametrize("seed", range(4))
+def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_round):
+    """With the chunks run by a callback (the GPU's way), the result is still ydrop_one_side's.
+
+    The callback runs them here, one after the other. Each accepted chunk's end state is put back
+    into the one buffer (restore) where the next round goes on from it: with 2 chunks per round
+    that happens several times per side.
+    """
+    rng = np.random.default_rng(100 + seed)
+    sc = lastz_scoring()
+    n = int(rng.integers(8000, 16000))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    q = mutate(rng, t, [0.01, 0.04][seed % 2])
+    walls = _random_walls(rng, n, len(q), [0.0, 0.002][seed % 2])
+    dp = (t[::-1].copy(), n, n, q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 1 << 40, walls,
+          0, 0, 1)
+    width = len(q) + 3
+    ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
+                           np.empty(4, np.int64))
+    flat = G._flat_matrix(sc.matrix)
+    sweep_dp = dp[:6] + (flat, np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend)) + dp[9:]
+    work = np.empty((8, width), np.int32)
+    calls = []
+
+    def chunks(starts, width):
+        assert width > 0
+        calls.append(len(starts))
+        return [relay.speculative_chunk(sweep_dp, work, *a) for a in starts]
+
+    stats = {}
+    with ThreadPoolExecutor(1) as pool:
+        got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32)], chunk=1000, warm=warm, stats=stats,
+                               chunks=chunks, per_round=per_round)
+    assert tuple(got[:4]) == tuple(ref[:4])
+    assert np.array_equal(got[4], ref[4])
+    assert calls and max(calls) <= per_round
+    assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0

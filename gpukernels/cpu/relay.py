@@ -93,6 +93,29 @@ def snapshot(work, st):
 
 
 @njit(cache=True, nogil=True)
+def restore(work, st, lo, rows):
+    """Put :func:`snapshot`'s rows back into ``work`` as a sweep standing at ``st`` reads them.
+
+    For a state that another sweep computed (a chunk run elsewhere): the
+    rows go where rotation 0 keeps them (``st``'s rotation is set to 0),
+    with dead cells around them as :func:`ydrop_sweep` leaves them.
+    """
+    width = work.shape[1]
+    n = rows.shape[1]
+    for r in range(7):
+        for i in range(max(0, lo - 2), min(width, lo + n + 2)):
+            work[r, i] = NEG
+    for i in range(st[ST_LO1], st[ST_HI1]):
+        work[1, i] = rows[0, i - lo]
+        work[4, i] = rows[2, i - lo]
+        work[6, i] = rows[3, i - lo]
+    for i in range(st[ST_LO2], st[ST_HI2]):
+        work[0, i] = rows[1, i - lo]
+    st[ST_ROTH] = 0
+    st[ST_ROTE] = 0
+
+
+@njit(cache=True, nogil=True)
 def same_state(st_a, lo_a, rows_a, st_b, lo_b, rows_b):
     """Whether sweep b stands where sweep a does, less a constant.
 
@@ -117,8 +140,27 @@ def same_state(st_a, lo_a, rows_a, st_b, lo_b, rows_b):
     return True, c
 
 
+def speculative_chunk(dp, work, i0, s, d_check, d_end):
+    """One speculative chunk here: from the seed cell ``(i0, s - i0)`` to ``d_end``, checked at ``d_check``.
+
+    ``dp`` holds :func:`ydrop_sweep`'s first arguments. Returns None where
+    the sweep ends before ``d_check``; else ``((state, lo, rows) at d_check,
+    state at the end, tb, tb_off, tb_lo, snapshot at the end or None)``, the
+    traceback bytes from ``d_check + 1`` on.
+    """
+    st = seed_state(work, i0, s)
+    tb, off, lo = np.empty(1 << 12, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
+    tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, False, st, d_check)   # warm-up, score only
+    if st[ST_DONE] or st[ST_D] != d_check:
+        return None
+    at_check = (st.copy(), *snapshot(work, st))
+    st[ST_NTB] = 0
+    tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, d_end)
+    return at_check, st, tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
+
+
 def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier, walls, wq0, wt0, wdir, pool,
-               works, chunk=None, warm=None, stats=None):
+               works, chunk=None, warm=None, stats=None, chunks=None, per_round=None):
     """:func:`gpukernels.cpu.gapped.ydrop_one_side` with ``store``, its chunks spread over ``pool``.
 
     Parameters
@@ -137,6 +179,18 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
     stats : dict, optional
         Counts added: ``relay_rounds``, ``relay_taken`` (chunks that took
         over), ``relay_missed`` (speculative chunks that did not).
+    chunks : callable, optional
+        Runs the speculative chunks elsewhere (the GPU,
+        ``gpu/gapped.DeviceRunner.relay_chunks``): ``chunks(starts, width)``
+        with one ``(i0, s, d_check, d_end)`` per chunk (seed cell
+        ``(i0, s - i0)`` on anti-diagonal ``s``) and the live width of the
+        lead's last anti-diagonal returns, per chunk, what
+        :func:`speculative_chunk` returns (None where it ends before
+        ``d_check``, or could not be run). Then each round
+        runs ``per_round`` of them (default 32) on the calling thread while
+        the lead runs on ``pool``, and only ``works[0]`` is used: a chunk's
+        end state is put back there (:func:`restore`) when the next round
+        goes on from it.
 
     Returns
     -------
@@ -159,15 +213,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         return tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
 
     def speculate(work, i0, d0, d_check, d_end):
-        st = seed_state(work, i0, d0)
-        tb, off, lo = np.empty(1 << 12, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
-        tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, False, st, d_check)   # warm-up, score only
-        if st[ST_DONE] or st[ST_D] != d_check:
-            return None
-        at_check = (st.copy(), *snapshot(work, st))
-        st[ST_NTB] = 0
-        tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, d_end)
-        return at_check, st, tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
+        return speculative_chunk(dp, work, i0, d0, d_check, d_end)
 
     home = 0                                    # the buffer holding the true state
     tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
@@ -181,10 +227,12 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         stats["relay_rounds"] += 1
         d0 = int(st[ST_D])
         diag = int(st[ST_BJ] - st[ST_BI])
-        jobs = []
-        # slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes few)
-        others = [x for x in range(len(works)) if x != home][:(1 << spec_rounds) - 1]
+        # slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes few);
+        # elsewhere, per_round at once
+        count = int(per_round or 32) if chunks is not None else (1 << spec_rounds) - 1
+        others = [x for x in range(len(works)) if x != home][:count] if chunks is None else [home] * count
         spec_rounds += 1
+        starts = []
         for m, x in enumerate(others, start=1):
             d_check = d0 + m * chunk
             s = d_check - warm
@@ -192,9 +240,17 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             i0 = (s - diag) // 2
             if s <= 0 or not (0 <= i0 <= qn and 0 <= s - i0 <= tn):
                 break
-            jobs.append((x, d_check, pool.submit(speculate, works[x], i0, s, d_check, d_check + chunk)))
-        tb, off, lo, snap = lead(works[home], st, d0 + chunk, tb, off, lo)    # here, beside the chunks
-        results = [(x, d_check, f.result()) for x, d_check, f in jobs]
+            starts.append((x, (i0, s, d_check, d_check + chunk)))
+        if chunks is None:
+            jobs = [(x, a[2], pool.submit(speculate, works[x], *a)) for x, a in starts]
+            tb, off, lo, snap = lead(works[home], st, d0 + chunk, tb, off, lo)    # here, beside the chunks
+            results = [(x, d_check, f.result()) for x, d_check, f in jobs]
+        else:
+            led = pool.submit(lead, works[home], st, d0 + chunk, tb, off, lo)   # there, beside the chunks
+            got = chunks([a for _, a in starts], int(st[ST_HI1] - st[ST_LO1])) if starts else []
+            tb, off, lo, snap = led.result()
+            results = [(x, a[2], g) for (x, a), g in zip(starts, got)]
+        from_elsewhere = False
         # the lead's piece, then each chunk that takes over from the one before it
         while True:
             d_to = int(st[ST_D])
@@ -220,8 +276,12 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             frame += int(c)
             home, st, tb, off, lo, snap = x, st_n, tb_n, off_n, lo_n, snap_n
             d_from, cells_mark, checked = d_check + 1, int(st_c[ST_CELLS]), d_check
+            from_elsewhere = chunks is not None
         if st[ST_DONE]:
             break
+        if from_elsewhere:
+            st = st.copy()
+            restore(works[home], st, *snap)
         # the next round goes on from the true state, in the buffer that holds it
         d_from, cells_mark, checked = int(st[ST_D]) + 1, int(st[ST_CELLS]), int(st[ST_D])
         st[ST_NTB] = 0

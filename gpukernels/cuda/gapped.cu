@@ -24,6 +24,10 @@
 //   have ntasks + 1 entries; the next task's base ends the room), and
 //   reports in R_TRACED whether it holds the best cell's; ydrop_pack then
 //   packs the tracebacks up to the best cells for one copy to the host.
+// mode 3, a relay chunk (cpu/relay.py; kernel ydrop_chunk): mode 2 up to anti-diagonal dstop, the task's origin
+//   being the chunk's seed cell; the state after anti-diagonal dump_at and at the end goes to
+//   dump, each as a header (DUMP_HEAD ints) and the rows relay.snapshot returns (rows of
+//   band + 2 ints), so the host checks the chunk where it takes over.
 //
 // The cell rules, tie-breaks and pruning are the CPU twin's, line by line.
 
@@ -44,6 +48,8 @@
 #define R_DIAGS 10
 #define R_TRACED 11
 #define R_N 12
+
+#define DUMP_HEAD 16
 
 struct Task {
     long long t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0;
@@ -83,14 +89,43 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
     dbi = at == 0xffffffffu ? -1 : (int)at;
 }
 
-template <bool WIDE>
+// Where a sweep stands after anti-diagonal d (mode 3): header d, lo1, hi1, lo2, hi2 (live ranges of
+// d and d - 1), best, bi, bj, cells, done, the rows' first i and width, traced_to, status; then H of
+// d, H of d - 1, E and F of d over the union of the live ranges, NEG outside each row's own range.
+__device__ __forceinline__ void dump_state(int* out, int band, const int* rows, int h_last, int h_before,
+                                           int e_last, int f_last, int mask, int rank, int gsize, int d, int lo1,
+                                           int hi1, int lo2, int hi2, int best, int bi, int bj, long long cells,
+                                           int done, int traced_to, int status)
+{
+    int lo = lo1, hi = hi1;
+    if (hi2 > lo2) { lo = lo2 < lo1 ? lo2 : lo1; hi = hi2 > hi1 ? hi2 : hi1; }
+    const int n = done ? 0 : hi - lo;
+    if (rank == 0) {
+        out[0] = d; out[1] = lo1; out[2] = hi1; out[3] = lo2; out[4] = hi2; out[5] = best; out[6] = bi;
+        out[7] = bj; out[8] = (int)cells; out[9] = done; out[10] = lo; out[11] = n; out[12] = traced_to;
+        out[13] = status;
+    }
+    const int stride = band + 2;
+    int* r = out + DUMP_HEAD;
+    for (int x = rank; x < n; x += gsize) {
+        const int i = lo + x;
+        const bool in1 = i >= lo1 && i < hi1, in2 = i >= lo2 && i < hi2;
+        r[x] = in1 ? rows[h_last + (i & mask)] : NEG;
+        r[stride + x] = in2 ? rows[h_before + (i & mask)] : NEG;
+        r[2 * stride + x] = in1 ? rows[e_last + (i & mask)] : NEG;
+        r[3 * stride + x] = in1 ? rows[f_last + (i & mask)] : NEG;
+    }
+}
+
+template <bool WIDE, bool CHUNK>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
                                  int nslot, int band, int mode, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
-                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off, int* rows, Red* red)
+                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off,
+                                 const long long* __restrict__ dump_at, int* __restrict__ dump, int* rows, Red* red)
 {
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
@@ -109,12 +144,18 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     // row offsets: H for d-2, d-1, d; E and F for d-1 and d (rotated each step)
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int goe = gap_open + gap_ext;
-    const long long dstop = mode == 1 ? dstop_arr[task] : (1LL << 62);
+    const long long dstop = (mode == 1 || CHUNK) ? dstop_arr[task] : (1LL << 62);
     const long long tbb = mode ? tb_base[task] : 0;
     const long long adb = mode ? ad_base[task] : 0;
-    // mode 2: the task's room for traceback bytes and anti-diagonal rows (the next task's base)
-    const long long tbcap = mode == 2 ? tb_base[task + 1] - tbb : (1LL << 62);
-    const long long adcap = mode == 2 ? ad_base[task + 1] - adb : (1LL << 62);
+    // modes 2 and 3: the task's room for traceback bytes and anti-diagonal rows (the next task's base)
+    const long long tbcap = mode >= 2 ? tb_base[task + 1] - tbb : (1LL << 62);
+    const long long adcap = mode >= 2 ? ad_base[task + 1] - adb : (1LL << 62);
+    // mode 3: the states after anti-diagonal dump_at and at the end (d of -1: not reached)
+    const int dchk = CHUNK ? (int)dump_at[task] : -1;
+    int* dump_chk = CHUNK ? dump + (long long)task * 2 * (DUMP_HEAD + 4 * (band + 2)) : nullptr;
+    int* dump_end = CHUNK ? dump_chk + DUMP_HEAD + 4 * (band + 2) : nullptr;
+    if (CHUNK && rank == 0) { dump_chk[0] = -1; dump_end[0] = -1; }
+    bool ended = false;   // the extension ended (not stopped at dstop or abandoned)
     bool tracing = mode != 0;
     int traced_to = 0;
     if (rank == 0) { rows[hB] = 0; rows[eB] = NEG; rows[fB] = NEG; }
@@ -127,7 +168,12 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int d = 0;
     while (true) {
         ++d;
-        if ((long long)d > (long long)qn + tn || d > dstop) break;
+        // mode 3: after anti-diagonal dchk, alive (the rows of d - 1 and d - 2 are intact until d's writes)
+        if (CHUNK && d - 1 == dchk)
+            dump_state(dump_chk, band, rows, hB, hA, eB, fB, mask, rank, gsize, d - 1, lo1, hi1, lo2, hi2, best, bi,
+                       bj, cells, 0, traced_to, status);
+        if ((long long)d > (long long)qn + tn) { ended = true; break; }
+        if (d > dstop) break;
         if (mode != 1 && d > dcap) { status = 2; break; }
         int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
         int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
@@ -135,7 +181,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (lo < 0) lo = 0;
         if (hi > qn + 1) hi = qn + 1;
         if (hi > d + 1) hi = d + 1;
-        if (lo >= hi) break;
+        if (lo >= hi) { ended = true; break; }
         if (hi - lo > band) { status = 1; break; }
         if (tracing && (cells + (hi - lo) > tbcap || d >= adcap)) tracing = false;   // mode 2 out of room
         if (tracing) traced_to = d;
@@ -222,7 +268,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
         if (d - 2 * lo > kmax) kmax = d - 2 * lo;
         last = d;
-        if (nlo >= nhi) break;
+        if (nlo >= nhi) { ended = true; break; }
         if (dbi >= 0 && dbest >= best) {
             best = dbest; bi = dbi; bj = d - dbi; cab = cells;
             bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
@@ -234,12 +280,15 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         lo1 = nlo; hi1 = nhi;
     }
     if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
+    if (CHUNK)   // after the loop's last barrier: every row write of the last anti-diagonal is done
+        dump_state(dump_end, band, rows, hB, hA, eB, fB, mask, rank, gsize, last, lo1, hi1, lo2, hi2, best, bi, bj,
+                   cells, ended, traced_to, status);
     if (rank == 0 && mode != 1) {
         long long* r = res + (long long)R_N * task;
         r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
         r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
         r[R_DIAGS] = last;
-        r[R_TRACED] = mode == 2 && bi + bj <= traced_to;
+        r[R_TRACED] = mode >= 2 && bi + bj <= traced_to;
     }
 }
 
@@ -248,9 +297,9 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int gap_ext, int ydrop, const int* __restrict__ walls, int nslot, int band, int mode, int dcap, \
     long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
-    long long* __restrict__ tb_off
+    long long* __restrict__ tb_off, const long long* __restrict__ dump_at, int* __restrict__ dump
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
-    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off
+    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, dump
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
 // cell's lookup is a shift, not a multiply by msize.
@@ -264,7 +313,7 @@ extern "C" __global__ void ydrop(YDROP_PARAMS)
     const int wib = threadIdx.x >> 5;
     const int task = blockIdx.x * (blockDim.x >> 5) + wib;
     if (task >= ntasks) return;
-    ydrop_task<false>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
+    ydrop_task<false, false>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
 }
 
 // One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
@@ -277,7 +326,20 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    ydrop_task<true>(YDROP_ARGS, smem, red);
+    ydrop_task<true, false>(YDROP_ARGS, smem, red);
+}
+
+// ydrop_wide for relay chunks (mode 3; dump_at and dump in use).
+extern "C" __global__ void ydrop_chunk(YDROP_PARAMS)
+{
+    extern __shared__ int smem[];
+    __shared__ int mat[64];
+    __shared__ Red red[2 * 32];
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
+    __syncthreads();
+    const int task = blockIdx.x;
+    if (task >= ntasks) return;
+    ydrop_task<true, true>(YDROP_ARGS, smem, red);
 }
 
 // After a mode 2 launch, gridDim.y blocks per task: copy the task's traceback bytes up to its

@@ -81,6 +81,10 @@ ROUND_CELLS = 1 << 17
 ROUND_WIDTH = 128
 #: blocks per side that pack a wide round's tracebacks for the copy to the host
 PACK_BLOCKS = 16
+#: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
+DUMP_HEAD = 16
+#: speculative relay chunks per launch (cpu/relay.relay_side's per_round when they run on the GPU)
+RELAY_CHUNKS = 32
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
@@ -748,7 +752,7 @@ class DeviceRunner:
         got = self._kernels.get((band, wide))
         if got is None:
             from ..cuda import get_kernel
-            k = get_kernel("gapped", "ydrop_wide" if wide else "ydrop")
+            k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else "ydrop")
             tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
             smem = tpb * 7 * 4 * band
             if smem > 48 * 1024:
@@ -757,7 +761,7 @@ class DeviceRunner:
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None):
+                tb_off=None, dump_at=None, dump=None):
         cp = self.cp
         k, tpb, threads, smem = self._kernel(band, wide)
         n = int(tasks.shape[0])
@@ -768,7 +772,8 @@ class DeviceRunner:
            np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
            dstop if dstop is not None else z,
            tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
-           tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z),
+           tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
+           dump_at if dump_at is not None else z, dump if dump is not None else zi),
           shared_mem=smem)
         self.launches += 1
 
@@ -845,6 +850,118 @@ class DeviceRunner:
                          tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off)
         return self._to_host(tb, "tb"), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
 
+    def relay_launcher(self, task, width):
+        """``cpu/relay.relay_side``'s ``chunks`` for the side ``task``, callable from any host thread.
+
+        ``width``: the side's cells per anti-diagonal as far as it is known
+        (its inspection's average); the chunks' band is chosen from it and
+        the lead's. They run on a stream of their own that first waits for
+        the caller's stream as it stands now (the walls just uploaded
+        there), on the caller's device.
+        """
+        cp = self.cp
+        caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
+
+        def chunks(starts, lead_width):
+            with cp.cuda.Device(device):
+                stream = cp.cuda.Stream(non_blocking=True)
+                stream.wait_event(caller.record())
+                with stream:
+                    return self.relay_chunks(task, starts, max(int(width), int(lead_width)))
+        return chunks
+
+    def relay_chunks(self, task, starts, width):
+        """Speculative chunks of one long side as blocks of one launch (kernel ``ydrop_chunk``).
+
+        ``task`` is the side's task row (:func:`_tasks_of`); ``starts`` and
+        ``width`` are what ``cpu/relay.relay_side`` passes its ``chunks``.
+        A chunk starts from a single cell scoring 0, which is an extension's
+        origin: the task moved to that cell. The band, and each chunk's room
+        per anti-diagonal, is the smallest power of two from 512 on that
+        holds three times ``width`` (a small band lets several blocks share
+        a multiprocessor, and a chunk that outgrows it is only a missed
+        speculation). Returns
+        :func:`gpukernels.cpu.relay.speculative_chunk`'s result per chunk, in
+        side coordinates, or None where the chunk ended before its check or
+        outgrew its band or room (the relay then takes the true state there).
+        """
+        cp = self.cp
+        sts = np.asarray(starts, dtype=np.int64).reshape(-1, 4)
+        band = 512
+        while band < min(3 * int(width) + 64, self.wide_band):
+            band *= 2
+        ads = sts[:, 3] - sts[:, 1]
+        room = _up16(ads * band)
+        n = int(min(len(sts), max(self.mem // max(int(room.max()), 1), 0)))
+        if n == 0:
+            return [None] * len(sts)
+        sts, ads, room = sts[:n], ads[:n], room[:n]
+        i0, s, d_check = sts[:, 0], sts[:, 1], sts[:, 2]
+        j0 = s - i0
+        tasks = np.repeat(np.asarray(task, dtype=np.int64).reshape(1, 9), n, axis=0)
+        tasks[:, 0] += tasks[:, 1] * j0
+        tasks[:, 2] -= j0
+        tasks[:, 3] += tasks[:, 4] * i0
+        tasks[:, 5] -= i0
+        tasks[:, 6] -= j0 - i0
+        tasks[:, 7] += tasks[:, 4] * i0
+        tasks[:, 8] += tasks[:, 1] * j0
+        tbb = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ads + 2)]).astype(np.int64)
+        d_in = self._to_device(np.concatenate([tasks.ravel(), ads, d_check - s, tbb, adb]), "chunks")
+        d_tasks = d_in[:9 * n].reshape(n, 9)
+        d_stop, d_at = d_in[9 * n:10 * n], d_in[10 * n:11 * n]
+        d_tbb, d_adb = d_in[11 * n:12 * n + 1], d_in[12 * n + 1:]
+        res = cp.empty((n, R_N), dtype=cp.int64)
+        tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
+        tb_lo = cp.empty(int(adb[-1]), dtype=cp.int32)
+        tb_off = cp.empty(int(adb[-1]), dtype=cp.int64)
+        stride = DUMP_HEAD + 4 * (band + 2)
+        dump = cp.empty(2 * n * stride, dtype=cp.int32)
+        self._launch(d_tasks, 3, band, "chunk", res=res, dstop=d_stop, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
+                     tb_off=tb_off, dump_at=d_at, dump=dump)
+        r = self._to_host(res, "chunk_res")
+        dumps = self._to_host(dump, "chunk_dump").reshape(n, 2, stride)
+        h_lo, h_off = self._to_host(tb_lo, "chunk_lo"), self._to_host(tb_off, "chunk_off")
+        # each chunk's traceback bytes from its check on, in one pinned buffer from CuPy's pool (the
+        # pieces outlive this call, and pageable copies of a gigabyte ran at ~1.4 GB/s)
+        # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
+        keep = [x for x in range(n)
+                if r[x, R_STATUS] == 0 and dumps[x, 0, 0] >= 0 and dumps[x, 1, 12] >= dumps[x, 1, 0]]
+        first = d_check - s + 1                         # the chunks' own anti-diagonals after their check
+        base = np.zeros(n, dtype=np.int64)
+        nbytes = np.zeros(n, dtype=np.int64)
+        for x in keep:
+            end = dumps[x, 1]
+            base[x] = h_off[adb[x] + first[x]] if first[x] <= end[0] else end[8]
+            nbytes[x] = end[8] - base[x]
+        mem = cp.cuda.alloc_pinned_memory(max(int(nbytes.sum()), 1))
+        host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=mem)
+        at = np.concatenate([[0], np.cumsum(nbytes)])
+        for x in keep:
+            if nbytes[x]:
+                tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
+        out = []
+        for x in range(n):
+            if x not in keep:
+                out.append(None)
+                continue
+            chk, end = dumps[x]
+            a = int(adb[x])
+            last = int(end[0])
+            piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
+            d_abs = last + int(s[x])
+            off = np.empty(d_abs + 2, dtype=np.int64)
+            lo = np.empty(d_abs + 2, dtype=np.int64)
+            f = int(first[x])
+            off[f + s[x]:d_abs + 1] = h_off[a + f:a + last + 1] - base[x]
+            lo[f + s[x]:d_abs + 1] = h_lo[a + f:a + last + 1] + i0[x]
+            st_c, snap_c = _chunk_state(chk, int(i0[x]), int(s[x]), band)
+            st_n, snap_n = _chunk_state(end, int(i0[x]), int(s[x]), band)
+            st_n[cg.ST_NTB] = nbytes[x]
+            out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n))
+        return out + [None] * (len(starts) - n)
+
     def _pinned(self, shape, dtype, slot):
         """A host array in pinned memory kept for ``slot``, valid until the slot's next use.
 
@@ -897,6 +1014,25 @@ class DeviceRunner:
 def _up16(x):
     """``x`` rounded up to a multiple of 16 (the pack kernel moves 16-byte words)."""
     return (x + 15) & ~15
+
+
+def _chunk_state(head, i0, s, band):
+    """A relay chunk's dumped state in side coordinates: its ``cpu/gapped`` state array and snapshot.
+
+    ``head`` is one dump of kernel ``ydrop_chunk`` (header, then four rows
+    of ``band + 2``); the chunk's origin is cell ``(i0, s - i0)``. The
+    snapshot is None where the chunk ended.
+    """
+    st = np.zeros(cg.ST_N, dtype=np.int64)
+    st[cg.ST_D] = head[0] + s
+    st[cg.ST_LO1], st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2] = head[1:5].astype(np.int64) + i0
+    st[cg.ST_BEST], st[cg.ST_BI], st[cg.ST_BJ] = head[5], head[6] + i0, head[7] + s - i0
+    st[cg.ST_CELLS], st[cg.ST_DONE] = head[8], head[9]
+    if head[9]:
+        return st, None
+    n = int(head[11])
+    rows = head[DUMP_HEAD:].reshape(4, band + 2)[:, :n].astype(np.int64)
+    return st, (int(head[10]) + i0, rows)
 
 
 def _packed_bases(res):
@@ -1115,6 +1251,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 relay_works.append(np.empty((8, qmax), np.int32))
             shares = {job: relay_works[k * ways:(k + 1) * ways] for k, job in enumerate(long_sides)}
         relay_stats = {job: {} for job in shares}
+        # their speculative chunks run on the GPU, all of a round in one launch, beside the lead here
+        launchers = {}
+        for job in shares:
+            row = res_all[2 * job[0] + job[1]]
+            task = _tasks_of(np.array([job[0]]), anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)[job[1]]
+            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1))
 
         def side(job):
             a, right = job
@@ -1123,7 +1265,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a], t_hi[a], q_lo[a],
                     q_hi[a], self_barrier)
                 out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, walls, wq0, wt0,
-                                 wdir, relay_pool, shares[job], stats=relay_stats[job])
+                                 wdir, relay_pool, shares[job], stats=relay_stats[job], chunks=launchers[job],
+                                 per_round=RELAY_CHUNKS)
             else:
                 slot = free.pop()
                 try:
