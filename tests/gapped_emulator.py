@@ -32,7 +32,7 @@ class EmuRunner:
         self._z32 = np.zeros(1, dtype=np.int32)
         self._z64 = np.zeros(1, dtype=np.int64)
 
-    def relay_launcher(self, task, width):
+    def relay_launcher(self, task, width, mem):
         """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls."""
         t, q = self.t, self.q
         t0, tstep, tn, q0, qstep, qn, bar, wq0, wt0 = (int(x) for x in task)

@@ -60,7 +60,7 @@ def test_gpu_relay_chunks_equal_sequential_sweep(seed, right):
     stats = {}
     with ThreadPoolExecutor(2) as pool:
         got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32)], chunk=4000,
-                               warm=20 if seed == 3 else 2000, stats=stats, chunks=runner.relay_launcher(task, 64),
+                               warm=20 if seed == 3 else 2000, stats=stats, chunks=runner.relay_launcher(task, 64, 1 << 30),
                                per_round=4)
     print(seed, right, stats, ref[:4])
     assert tuple(got[:4]) == tuple(ref[:4])

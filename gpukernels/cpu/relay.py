@@ -28,6 +28,10 @@ other and with ``best - ydrop``, and a dead value never beats a live one. Where
 a check fails, the next round of chunks starts from the true state there.
 So the result (best score and cell, traceback, cells) is exactly
 :func:`gpukernels.cpu.gapped.ydrop_one_side`'s.
+
+The speculative chunks can run elsewhere too (``relay_side``'s ``chunks``):
+the GPU runs all of a round's as blocks of one launch (kernel
+``ydrop_chunk``) while a host thread runs the lead.
 """
 
 from __future__ import annotations

@@ -36,11 +36,13 @@ waves, and the host keeps the sequential rule:
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
    long alignment just kept, whose walls now end them early). An anchor
    still abandoned with the current walls (or whose explored region no new
-   alignment meets) is a long extension in a narrow band and is extended
-   on the host, each side on a thread, with the next such anchors on other
-   diagonals at once when there are more host threads (speculation the
-   walk checks). Either way the anchor is rescored and kept at
-   ``gappedthresh``.
+   alignment meets) is a long extension in a narrow band. It goes through
+   the relay (``cpu/relay.py``): a lead chunk of each such side on a host
+   thread, and the side's next chunks at once on the GPU, each a block
+   started from a seed cell (``ydrop_chunk``), checked exactly where they
+   take over; with the next such anchors on other diagonals at once when
+   there are more host threads (speculation the walk checks). Either way
+   the anchor is rescored and kept at ``gappedthresh``.
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
@@ -850,12 +852,13 @@ class DeviceRunner:
                          tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off)
         return self._to_host(tb, "tb"), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
 
-    def relay_launcher(self, task, width):
+    def relay_launcher(self, task, width, mem):
         """``cpu/relay.relay_side``'s ``chunks`` for the side ``task``, callable from any host thread.
 
         ``width``: the side's cells per anti-diagonal as far as it is known
         (its inspection's average); the chunks' band is chosen from it and
-        the lead's. They run on a stream of their own that first waits for
+        the lead's. ``mem``: the bytes their tracebacks may take (the sides
+        of a batch run at once, each with its share of the budget). They run on a stream of their own that first waits for
         the caller's stream as it stands now (the walls just uploaded
         there), on the caller's device.
         """
@@ -867,10 +870,10 @@ class DeviceRunner:
                 stream = cp.cuda.Stream(non_blocking=True)
                 stream.wait_event(caller.record())
                 with stream:
-                    return self.relay_chunks(task, starts, max(int(width), int(lead_width)))
+                    return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem)
         return chunks
 
-    def relay_chunks(self, task, starts, width):
+    def relay_chunks(self, task, starts, width, mem):
         """Speculative chunks of one long side as blocks of one launch (kernel ``ydrop_chunk``).
 
         ``task`` is the side's task row (:func:`_tasks_of`); ``starts`` and
@@ -880,7 +883,8 @@ class DeviceRunner:
         per anti-diagonal, is the smallest power of two from 512 on that
         holds three times ``width`` (a small band lets several blocks share
         a multiprocessor, and a chunk that outgrows it is only a missed
-        speculation). Returns
+        speculation); as many run as their rooms fit in ``mem`` bytes.
+        Returns
         :func:`gpukernels.cpu.relay.speculative_chunk`'s result per chunk, in
         side coordinates, or None where the chunk ended before its check or
         outgrew its band or room (the relay then takes the true state there).
@@ -892,7 +896,7 @@ class DeviceRunner:
             band *= 2
         ads = sts[:, 3] - sts[:, 1]
         room = _up16(ads * band)
-        n = int(min(len(sts), max(self.mem // max(int(room.max()), 1), 0)))
+        n = int(min(len(sts), max(int(mem) // max(int(room.max()), 1), 0)))
         if n == 0:
             return [None] * len(sts)
         sts, ads, room = sts[:n], ads[:n], room[:n]
@@ -1099,9 +1103,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     host_threads : int, optional
         Host threads for the extensions too long for the GPU (default 2:
         both sides of one anchor at once; more also extend the next such
-        anchors on other diagonals speculatively, and from 4 on each side
-        the inspector abandoned is split into chunks on threads,
-        :mod:`gpukernels.cpu.relay`).
+        anchors on other diagonals speculatively). A side the inspector
+        abandoned runs its lead chunks on one of them
+        (:mod:`gpukernels.cpu.relay`).
     label : str, optional
         Names this call in the progress lines of the log (the strand).
 
@@ -1227,9 +1231,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         walls of now: a long extension in a narrow band, which one CPU core
         runs faster than one GPU block. The first is the walk's next anchor;
         the others (:func:`_long_batch`) are speculation. A side the inspector
-        abandoned is split over a share of the threads
-        (:func:`gpukernels.cpu.relay.relay_side`). The results go where the
-        executor's would (status 2, stamped now, with the region each side
+        abandoned is split into chunks checked where they take over
+        (:func:`gpukernels.cpu.relay.relay_side`): a lead on a host thread,
+        speculative chunks on the GPU (:meth:`DeviceRunner.relay_chunks`).
+        The results go where the executor's would (status 2, stamped now, with the region each side
         explored up to its best), so the walk takes and checks them.
         """
         nonlocal store, used, relay_pool
@@ -1238,25 +1243,22 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
                               np.empty(1024, np.int64)])
         free = list(range(min(len(jobs), host_threads)))
-        # the sides the inspector abandoned, split in chunks on the relay's threads where there are 4 or
-        # more (shared: a side's chunks queue there, so threads that other sides leave go to the longest),
-        # each with its buffers
+        # the sides the inspector abandoned go through the relay: their speculative chunks on the GPU,
+        # all of a round in one launch (each side on a stream of its own), the lead on the relay's
+        # threads, one buffer per side
         long_sides = [job for job in jobs if res_all[2 * job[0] + job[1], R_STATUS] == 2]
-        ways = host_threads // 2
-        shares = {}
-        if long_sides and ways >= 2:
-            if relay_pool is None:
-                relay_pool = ThreadPoolExecutor(host_threads)
-            while len(relay_works) < ways * len(long_sides):
-                relay_works.append(np.empty((8, qmax), np.int32))
-            shares = {job: relay_works[k * ways:(k + 1) * ways] for k, job in enumerate(long_sides)}
-        relay_stats = {job: {} for job in shares}
-        # their speculative chunks run on the GPU, all of a round in one launch, beside the lead here
-        launchers = {}
-        for job in shares:
+        if long_sides and relay_pool is None:
+            relay_pool = ThreadPoolExecutor(host_threads)
+        while len(relay_works) < len(long_sides):
+            relay_works.append(np.empty((8, qmax), np.int32))
+        shares, launchers = {}, {}
+        for k, job in enumerate(long_sides):
+            shares[job] = relay_works[k:k + 1]
             row = res_all[2 * job[0] + job[1]]
             task = _tasks_of(np.array([job[0]]), anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)[job[1]]
-            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1))
+            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1),
+                                                   mem // len(long_sides))
+        relay_stats = {job: {} for job in shares}
 
         def side(job):
             a, right = job
