@@ -298,6 +298,9 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
     long long* __restrict__ tb_off, const long long* __restrict__ dump_at, int* __restrict__ dump
+// a kernel's parameters passed on as they are
+#define YDROP_ARGS_IN t, q, tasks, ntasks, matrix, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, \
+    res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, dump
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, dump
 
@@ -317,7 +320,8 @@ extern "C" __global__ void ydrop(YDROP_PARAMS)
 }
 
 // One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
-extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
+template <bool CHUNK>
+__device__ __forceinline__ void wide_block(YDROP_PARAMS)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
@@ -326,21 +330,13 @@ extern "C" __global__ void ydrop_wide(YDROP_PARAMS)
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    ydrop_task<true, false>(YDROP_ARGS, smem, red);
+    ydrop_task<true, CHUNK>(YDROP_ARGS, smem, red);
 }
 
+extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { wide_block<false>(YDROP_ARGS_IN); }
+
 // ydrop_wide for relay chunks (mode 3; dump_at and dump in use).
-extern "C" __global__ void ydrop_chunk(YDROP_PARAMS)
-{
-    extern __shared__ int smem[];
-    __shared__ int mat[64];
-    __shared__ Red red[2 * 32];
-    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
-    __syncthreads();
-    const int task = blockIdx.x;
-    if (task >= ntasks) return;
-    ydrop_task<true, true>(YDROP_ARGS, smem, red);
-}
+extern "C" __global__ void ydrop_chunk(YDROP_PARAMS) { wide_block<true>(YDROP_ARGS_IN); }
 
 // After a mode 2 launch, gridDim.y blocks per task: copy the task's traceback bytes up to its
 // best anti-diagonal (R_CELLS_AT_BEST of them) to out_tb, and its anti-diagonal rows 0..best
