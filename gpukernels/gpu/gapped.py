@@ -736,11 +736,17 @@ class DeviceRunner:
         """Copy the host's wall rows ``[start, stop)`` of each span to the device, without waiting.
 
         The rows and their index go through pinned memory and one scatter
-        on the runner's stream, so the host goes on to the launch that reads
-        them (pageable copies waited for the stream, which the other
+        on the runner's stream (where the spans cover half the rows between
+        them or more, all those rows and no index), so the host goes on to
+        the launch that reads them (pageable copies waited for the stream, which the other
         strand's kernels share the GPU with).
         """
         size = spans[:, 1] - spans[:, 0]
+        first, stop = int(spans[0, 0]), int(spans[-1, 1])
+        if stop - first <= 2 * int(size.sum()):
+            # dense (after a wave's walk, most of the genome): the rows between as they are, no index
+            self.walls[first:stop] = self._to_device(walls[first:stop], "wall_values")
+            return
         rows = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(spans[:, 0] - (np.cumsum(size) - size), size)
         self.walls[self._to_device(rows, "wall_rows")] = self._to_device(walls[rows], "wall_values")
 
