@@ -7,6 +7,7 @@ functions on the chosen backend and returns canonical :class:`Alignments`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sys
 import time
@@ -305,7 +306,7 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         gpu.set_budget(gpu.budget(gpu_mem) // len(strands))
         cupy.cuda.get_current_stream().synchronize()  # the index, read by both strands' streams
         device_id = cupy.cuda.Device().id
-        streams = lambda: gpu.own_stream(device_id)  # noqa: E731
+        streams = functools.partial(gpu.own_stream, device_id)
 
     def one_strand(reverse):
         own = StageStats()
