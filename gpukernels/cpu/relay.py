@@ -216,9 +216,6 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, d_end)
         return tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
 
-    def speculate(work, i0, d0, d_check, d_end):
-        return speculative_chunk(dp, work, i0, d0, d_check, d_end)
-
     home = 0                                    # the buffer holding the true state
     tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
     st, tb, off, lo = origin_state(works[home], tb, off, lo)
@@ -233,8 +230,10 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         diag = int(st[ST_BJ] - st[ST_BI])
         # slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes few);
         # elsewhere, per_round at once
-        count = int(per_round or 32) if chunks is not None else (1 << spec_rounds) - 1
-        others = [x for x in range(len(works)) if x != home][:count] if chunks is None else [home] * count
+        if chunks is None:
+            others = [x for x in range(len(works)) if x != home][:(1 << spec_rounds) - 1]
+        else:
+            others = [home] * int(per_round or 32)      # elsewhere: only the lead's buffer here
         spec_rounds += 1
         starts = []
         for m, x in enumerate(others, start=1):
@@ -246,7 +245,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
                 break
             starts.append((x, (i0, s, d_check, d_check + chunk)))
         if chunks is None:
-            jobs = [(x, a[2], pool.submit(speculate, works[x], *a)) for x, a in starts]
+            jobs = [(x, a[2], pool.submit(speculative_chunk, dp, works[x], *a)) for x, a in starts]
             tb, off, lo, snap = lead(works[home], st, d0 + chunk, tb, off, lo)    # here, beside the chunks
             results = [(x, d_check, f.result()) for x, d_check, f in jobs]
         else:

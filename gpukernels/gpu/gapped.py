@@ -908,6 +908,7 @@ class DeviceRunner:
         sts, ads, room = sts[:n], ads[:n], room[:n]
         i0, s, d_check = sts[:, 0], sts[:, 1], sts[:, 2]
         j0 = s - i0
+        # the side's task moved to each seed cell: letters, lengths, barrier and wall origins shift
         tasks = np.repeat(np.asarray(task, dtype=np.int64).reshape(1, 9), n, axis=0)
         tasks[:, 0] += tasks[:, 1] * j0
         tasks[:, 2] -= j0
@@ -936,24 +937,22 @@ class DeviceRunner:
         # each chunk's traceback bytes from its check on, in one pinned buffer from CuPy's pool (the
         # pieces outlive this call, and pageable copies of a gigabyte ran at ~1.4 GB/s)
         # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
-        keep = [x for x in range(n)
-                if r[x, R_STATUS] == 0 and dumps[x, 0, 0] >= 0 and dumps[x, 1, 12] >= dumps[x, 1, 0]]
+        keep = (r[:, R_STATUS] == 0) & (dumps[:, 0, 0] >= 0) & (dumps[:, 1, 12] >= dumps[:, 1, 0])
         first = d_check - s + 1                         # the chunks' own anti-diagonals after their check
         base = np.zeros(n, dtype=np.int64)
         nbytes = np.zeros(n, dtype=np.int64)
-        for x in keep:
+        for x in np.flatnonzero(keep):
             end = dumps[x, 1]
             base[x] = h_off[adb[x] + first[x]] if first[x] <= end[0] else end[8]
             nbytes[x] = end[8] - base[x]
-        mem = cp.cuda.alloc_pinned_memory(max(int(nbytes.sum()), 1))
-        host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=mem)
+        pinned = cp.cuda.alloc_pinned_memory(max(int(nbytes.sum()), 1))
+        host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=pinned)
         at = np.concatenate([[0], np.cumsum(nbytes)])
-        for x in keep:
-            if nbytes[x]:
-                tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
+        for x in np.flatnonzero(nbytes):
+            tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
         out = []
         for x in range(n):
-            if x not in keep:
+            if not keep[x]:
                 out.append(None)
                 continue
             chk, end = dumps[x]
