@@ -11,7 +11,8 @@ import numpy as np
 
 from gpukernels.cpu.gapped import _flat_matrix
 from gpukernels.cpu.relay import speculative_chunk
-from gpukernels.gpu.gapped import DCAP, R_CAB, R_N, WIDE_BAND, _packed_bases, side_dp as _task
+from gpukernels.gpu.gapped import (DCAP, R_CAB, R_N, WIDE_BAND, _keep_stride, _packed_bases, keep_slots,
+                                   side_dp as _task)
 
 
 class EmuRunner:
@@ -31,6 +32,12 @@ class EmuRunner:
         self._z8 = np.zeros(1, dtype=np.uint8)
         self._z32 = np.zeros(1, dtype=np.int32)
         self._z64 = np.zeros(1, dtype=np.int64)
+        # the device's slots of rows at the best (DeviceRunner's arena)
+        self.keep_slots = keep_slots(mem)
+        self.arena = np.zeros((self.keep_slots, _keep_stride()), dtype=np.int32)
+
+    def _slot(self, s):
+        return self.arena[s] if s >= 0 and self.keep_slots else None
 
     def relay_launcher(self, task, width, mem):
         """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls."""
@@ -70,7 +77,7 @@ class EmuRunner:
                 self.band_retries += 1
         return out, band
 
-    def inspect_traced(self, tasks, tb_room, ad_room):
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None):
         """Kernel mode 2 task by task in its room, then packed as ``ydrop_pack`` packs."""
         self.launches += 2
         out = np.empty((len(tasks), R_N), dtype=np.int64)
@@ -79,8 +86,10 @@ class EmuRunner:
             tb = np.full(max(int(tb_room[x]), 1), 255, dtype=np.uint8)
             lo = np.zeros(max(int(ad_room[x]), 1), dtype=np.int32)
             off = np.zeros(max(int(ad_room[x]), 1), dtype=np.int64)
+            keep, stale = (self._slot(slots[x][0]), self._slot(slots[x][1])) if slots is not None else (None, None)
             out[x] = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
-                           self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30, int(tb_room[x]), int(ad_room[x]))
+                           self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30, int(tb_room[x]), int(ad_room[x]),
+                           keep, stale)
             scratch.append((tb, lo, off))
         pos, apos = _packed_bases(out)
         p_tb = np.zeros(int(pos[-1]), dtype=np.uint8)
@@ -96,12 +105,13 @@ class EmuRunner:
         band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)
         return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1])
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False, keep=None):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)
         tb_lo = np.zeros(max(ad_total, 1), dtype=np.int32)
         tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)
         self.launches += 1
         for x, tk in enumerate(tasks):
             _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
-                  band[x], 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x])
+                  band[x], 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x],
+                  keep=self._slot(keep[x]) if keep is not None else None)
         return tb, tb_lo, tb_off

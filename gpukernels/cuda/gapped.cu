@@ -29,6 +29,20 @@
 //   dump, each as a header (DUMP_HEAD ints) and the rows relay.snapshot returns (rows of
 //   band + 2 ints), so the host checks the chunk where it takes over.
 //
+// Rows at the best (modes 1 and 2, where dump_w > 0): dump is then an arena of slots, each a
+// header and four rows of dump_w + 2 ints, and slots[2 * task] the slot where the task keeps
+// its rows at its best cell (mode 1: at dstop; mode 2: at every new best, so the last copy is
+// at the final best; -1: none). In mode 2, slots[2 * task + 1] holds the rows of an earlier
+// run of the same side with fewer walls (the stale run, final best B at anti-diagonal D). At
+// D the task stops, its result final, when its best is the same cell with the same B and its
+// rows there (H of D and D - 1, E and F of D) are nowhere above the stale ones, a dead or
+// unreached cell counting as NEG (R_STOPPED). Why that is exact: past D the floor is B - ydrop
+// in both runs; the cell rules are monotone, and the walls only grew, so by induction over the
+// anti-diagonals every cell is at or below the stale run's, and alive only where that one was.
+// There every cell past D scored below B (a substitution cell at B would have moved the best
+// under the >= rule; a gap cell lies below the cell its gap opened from), so the best cell,
+// its score and its traceback (cells up to D) are the full run's.
+//
 // The cell rules, tie-breaks and pruning are the CPU twin's, line by line.
 
 #define FULL 0xffffffffu
@@ -47,7 +61,8 @@
 #define R_STATUS 9
 #define R_DIAGS 10
 #define R_TRACED 11
-#define R_N 12
+#define R_STOPPED 12
+#define R_N 13
 
 #define DUMP_HEAD 16
 
@@ -89,10 +104,11 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
     dbi = at == 0xffffffffu ? -1 : (int)at;
 }
 
-// Where a sweep stands after anti-diagonal d (mode 3): header d, lo1, hi1, lo2, hi2 (live ranges of
-// d and d - 1), best, bi, bj, cells, done, the rows' first i and width, traced_to, status; then H of
-// d, H of d - 1, E and F of d over the union of the live ranges, NEG outside each row's own range.
-__device__ __forceinline__ void dump_state(int* out, int band, const int* rows, int h_last, int h_before,
+// Where a sweep stands after anti-diagonal d (mode 3, and the rows at the best): header d, lo1, hi1,
+// lo2, hi2 (live ranges of d and d - 1), best, bi, bj, cells, done, the rows' first i and width,
+// traced_to, status; then H of d, H of d - 1, E and F of d over the union of the live ranges, NEG
+// outside each row's own range, in rows of w + 2 ints (a header d of -1 where they are wider).
+__device__ __forceinline__ void dump_state(int* out, int w, const int* rows, int h_last, int h_before,
                                            int e_last, int f_last, int mask, int rank, int gsize, int d, int lo1,
                                            int hi1, int lo2, int hi2, int best, int bi, int bj, long long cells,
                                            int done, int traced_to, int status)
@@ -100,12 +116,13 @@ __device__ __forceinline__ void dump_state(int* out, int band, const int* rows, 
     int lo = lo1, hi = hi1;
     if (hi2 > lo2) { lo = lo2 < lo1 ? lo2 : lo1; hi = hi2 > hi1 ? hi2 : hi1; }
     const int n = done ? 0 : hi - lo;
+    const int stride = w + 2;
+    if (n > stride) { if (rank == 0) out[0] = -1; return; }
     if (rank == 0) {
         out[0] = d; out[1] = lo1; out[2] = hi1; out[3] = lo2; out[4] = hi2; out[5] = best; out[6] = bi;
         out[7] = bj; out[8] = (int)cells; out[9] = done; out[10] = lo; out[11] = n; out[12] = traced_to;
         out[13] = status;
     }
-    const int stride = band + 2;
     int* r = out + DUMP_HEAD;
     for (int x = rank; x < n; x += gsize) {
         const int i = lo + x;
@@ -117,6 +134,35 @@ __device__ __forceinline__ void dump_state(int* out, int band, const int* rows, 
     }
 }
 
+// The stop rule at the stale best (see the top): at anti-diagonal d, the stale run's final best
+// anti-diagonal, this run's best is the stale one's cell and score, and its rows (H of d and
+// d - 1 over their live ranges [lo1, hi1) and [lo2, hi2), E and F of d) are nowhere above the
+// stale rows st (dump_state's form). Uniform over the group.
+template <bool WIDE>
+__device__ __noinline__ bool at_stale_best(const int* __restrict__ st, int w, const int* rows, int h_last,
+                                              int h_before, int e_last, int f_last, int mask, int rank, int gsize,
+                                              int lo1, int hi1, int lo2, int hi2, int best, int bi, int bj)
+{
+    if (best != st[5] || bi != st[6] || bj != st[7]) return false;
+    const int slo = st[10], sn = st[11], stride = w + 2;
+    int lo = slo, hi = slo + sn;
+    if (hi1 > lo1) { lo = lo1 < lo ? lo1 : lo; hi = hi1 > hi ? hi1 : hi; }
+    if (hi2 > lo2) { lo = lo2 < lo ? lo2 : lo; hi = hi2 > hi ? hi2 : hi; }
+    const int* r = st + DUMP_HEAD;
+    bool ok = true;
+    for (int i = lo + rank; i < hi && ok; i += gsize) {
+        const int s = i - slo;
+        const bool ins = s >= 0 && s < sn, in1 = i >= lo1 && i < hi1, in2 = i >= lo2 && i < hi2;
+        const int x = i & mask;
+        ok = (in1 ? rows[h_last + x] : NEG) <= (ins ? r[s] : NEG) &&
+             (in2 ? rows[h_before + x] : NEG) <= (ins ? r[stride + s] : NEG) &&
+             (in1 ? rows[e_last + x] : NEG) <= (ins ? r[2 * stride + s] : NEG) &&
+             (in1 ? rows[f_last + x] : NEG) <= (ins ? r[3 * stride + s] : NEG);
+    }
+    if (WIDE) return __syncthreads_and(ok);
+    return __all_sync(FULL, ok);
+}
+
 template <bool WIDE, bool CHUNK>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
@@ -125,7 +171,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
                                  int* __restrict__ tb_lo, long long* __restrict__ tb_off,
-                                 const long long* __restrict__ dump_at, int* __restrict__ dump, int* rows, Red* red)
+                                 const long long* __restrict__ dump_at, const long long* __restrict__ slots,
+                                 int* __restrict__ dump, int dump_w, int* rows, Red* red)
 {
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
@@ -155,6 +202,18 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int* dump_chk = CHUNK ? dump + (long long)task * 2 * (DUMP_HEAD + 4 * (band + 2)) : nullptr;
     int* dump_end = CHUNK ? dump_chk + DUMP_HEAD + 4 * (band + 2) : nullptr;
     if (CHUNK && rank == 0) { dump_chk[0] = -1; dump_end[0] = -1; }
+    // modes 1 and 2: where the rows at the best go, and mode 2's stale run (anti-diagonal dstale)
+    int* keep = nullptr;
+    const int* stale = nullptr;
+    int dstale = -1;
+    if (!CHUNK && mode != 0 && dump_w > 0) {
+        const long long at = (long long)DUMP_HEAD + 4LL * (dump_w + 2);
+        if (slots[2 * task] >= 0) keep = dump + slots[2 * task] * at;
+        if (mode == 2 && slots[2 * task + 1] >= 0) stale = dump + slots[2 * task + 1] * at;
+        if (keep && rank == 0) keep[0] = -1;
+        if (stale && goe > 0 && stale[0] >= 1 && stale[6] + stale[7] == stale[0]) dstale = stale[0];
+    }
+    bool stopped = false;   // mode 2: stopped at the stale best, result final
     bool ended = false;   // the extension ended (not stopped at dstop or abandoned)
     bool tracing = mode != 0;
     int traced_to = 0;
@@ -272,6 +331,15 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (dbi >= 0 && dbest >= best) {
             best = dbest; bi = dbi; bj = d - dbi; cab = cells;
             bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
+            // the rows of d are complete (the reduction's barrier), those of d - 1 intact until d + 2
+            if (keep && (mode == 2 || d == dstop))
+                dump_state(keep, dump_w, rows, hC, hB, eA, fA, mask, rank, gsize, d, nlo, nhi, lo1, hi1, best, bi,
+                           bj, cells, 0, traced_to, status);
+        }
+        if (d == dstale && at_stale_best<WIDE>(stale, dump_w, rows, hC, hB, eA, fA, mask, rank, gsize, nlo, nhi,
+                                               lo1, hi1, best, bi, bj)) {
+            stopped = true;
+            break;
         }
         int tmp = hA; hA = hB; hB = hC; hC = tmp;
         tmp = eA; eA = eB; eB = tmp;
@@ -289,6 +357,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
         r[R_DIAGS] = last;
         r[R_TRACED] = mode >= 2 && bi + bj <= traced_to;
+        r[R_STOPPED] = stopped;
     }
 }
 
@@ -297,12 +366,13 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int gap_ext, int ydrop, const int* __restrict__ walls, int nslot, int band, int mode, int dcap, \
     long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
-    long long* __restrict__ tb_off, const long long* __restrict__ dump_at, int* __restrict__ dump
+    long long* __restrict__ tb_off, const long long* __restrict__ dump_at, const long long* __restrict__ slots, \
+    int* __restrict__ dump, int dump_w
 // a kernel's parameters passed on as they are
 #define YDROP_ARGS_IN t, q, tasks, ntasks, matrix, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, \
-    res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, dump
+    res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
-    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, dump
+    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
 // cell's lookup is a shift, not a multiply by msize.

@@ -87,6 +87,11 @@ PACK_BLOCKS = 16
 DUMP_HEAD = 16
 #: speculative relay chunks per launch (cpu/relay.relay_side's per_round when they run on the GPU)
 RELAY_CHUNKS = 32
+#: cells per row of a side's rows kept at its best cell (kernel's dump_w; wider ones are not kept),
+#: and the most sides whose rows the device keeps (a share of the budget: KEEP_SHARE)
+KEEP_W = 1024
+KEEP_SLOTS = 4096
+KEEP_SHARE = 8
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
@@ -102,12 +107,14 @@ _MAXLEN = 1 << 30
 # inspector result columns (cuda/gapped.cu)
 #   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
 #   target reach, diagonal range; all of it for an abandoned side, R_STATUS 2); R_DIAGS: the
-#   anti-diagonals computed
-R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS, R_TRACED = range(12)
-R_N = 12
-#: a host-only column of each side's row: what the dirty checks know since its inspection (the
-#: kept-alignment count through which the side is clean, or -(stamp + 1) once it is dirty; 0: nothing)
-R_CHECKED = R_N
+#   anti-diagonals computed; R_STOPPED: a round's side stopped at its stale best (result final)
+R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS, R_TRACED, R_STOPPED = range(13)
+R_N = 13
+#: host-only columns of each side's row. R_CHECKED: what the dirty checks know since its inspection
+#: (the kept-alignment count through which the side is clean, or -(stamp + 1) once it is dirty; 0:
+#: nothing). R_FULL_CELLS, R_FULL_DIAGS: the cells and anti-diagonals of the side's last run to its
+#: end (a side stopped at its stale best keeps the stale run's), which size its next round
+R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 
 #: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
 _LAST = threading.local()
@@ -352,7 +359,7 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
                ents):
     """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
-    A dirty side is worth a round when its stale inspection computed at least
+    A dirty side is worth a round when its last run to its end computed at least
     ``round_cells`` cells, :data:`ROUND_WIDTH` per anti-diagonal on average:
     a smaller side is redone sooner by the host's DP than by a round trip to
     the GPU, and a long narrow one too (a block's time grows with the
@@ -362,7 +369,7 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     big = False
     for side in range(2):
         r = res_all[2 * a + side]
-        if redo & (1 << side) and r[R_CELLS] >= round_cells and r[R_CELLS] >= ROUND_WIDTH * r[R_DIAGS]:
+        if redo & (1 << side) and r[R_FULL_CELLS] >= round_cells and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]:
             big = True
     return redo, big
 
@@ -567,7 +574,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
 
 @njit(cache=True, nogil=True)
 def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb,
-            dcap=_FAR, tbcap=_FAR, adcap=_FAR):
+            dcap=_FAR, tbcap=_FAR, adcap=_FAR, keep=None, stale=None):
     """One side of one anchor on the CPU, exactly as ``cuda/gapped.cu`` computes it.
 
     ``tk`` is a task row (t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0); mode 0 inspects
@@ -576,8 +583,11 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     mode 2 inspects and writes the traceback of every anti-diagonal while ``tbcap`` bytes
     and ``adcap`` rows hold it (``R_TRACED``: whether the best cell's is complete).
     ``band`` bounds the cells of an anti-diagonal (status 1 when exceeded), as the kernel's
-    shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals. The
-    tests' kernel emulator runs the kernel's logic through it.
+    shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals.
+    ``keep`` (modes 1 and 2): a slot (:data:`KEEP_W` wide) for the rows at the best cell;
+    ``stale`` (mode 2): an earlier run's slot, at whose best the side stops when
+    :func:`_at_stale_best` holds (``R_STOPPED``). The tests' kernel emulator runs the kernel's
+    logic through it.
     """
     t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0 = tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], tk[6], tk[7], tk[8]
     goe = gap_open + gap_ext
@@ -594,6 +604,11 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     bimax, bjmax, bkmin, bkmax, last = 0, 0, 0, 0, 0
     d = 0
     nslot = walls.shape[1]
+    if keep is not None:
+        keep[0] = -1
+    dstale, stopped = -1, False
+    if stale is not None and goe > 0 and stale[0] >= 1 and stale[6] + stale[7] == stale[0]:
+        dstale = stale[0]
     while True:
         d += 1
         if d > qn + tn or (mode == 1 and d > dstop):
@@ -687,6 +702,14 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         if dbi >= 0 and dbest >= best:
             best, bi, bj, cab = dbest, dbi, d - dbi, cells
             bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
+            if keep is not None and (mode == 2 or d == dstop):
+                _dump_rows(keep, KEEP_W, H[hC], H[hB], E[eA], F[fA], d, nlo, nhi, lo1, hi1, best, bi, bj, cells,
+                           traced_to, status)
+        if stale is not None:
+            if d == dstale and _at_stale_best(stale, KEEP_W, H[hC], H[hB], E[eA], F[fA], nlo, nhi, lo1, hi1, best,
+                                              bi, bj):
+                stopped = True
+                break
         hA, hB, hC = hB, hC, hA
         eA, eB = eB, eA
         fA, fB = fB, fA
@@ -694,7 +717,61 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     if status == 2:
         bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
     traced = mode == 2 and bi + bj <= traced_to
-    return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last, traced], dtype=np.int64)
+    return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last, traced, stopped],
+                    dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _dump_rows(out, w, h_last, h_before, e_last, f_last, d, lo1, hi1, lo2, hi2, best, bi, bj, cells, traced_to,
+               status):
+    """The kernel's ``dump_state`` for a side's rows at its best (rows indexed by i, not cyclic)."""
+    lo, hi = lo1, hi1
+    if hi2 > lo2:
+        lo, hi = min(lo2, lo1), max(hi2, hi1)
+    n = hi - lo
+    stride = w + 2
+    if n > stride:
+        out[0] = -1
+        return
+    out[:14] = np.array([d, lo1, hi1, lo2, hi2, best, bi, bj, cells, 0, lo, n, traced_to, status], dtype=np.int64)
+    r = out[DUMP_HEAD:]
+    for x in range(n):
+        i = lo + x
+        in1 = lo1 <= i < hi1
+        r[x] = h_last[i] if in1 else _NEG
+        r[stride + x] = h_before[i] if lo2 <= i < hi2 else _NEG
+        r[2 * stride + x] = e_last[i] if in1 else _NEG
+        r[3 * stride + x] = f_last[i] if in1 else _NEG
+
+
+@njit(cache=True, nogil=True)
+def _at_stale_best(st, w, h_last, h_before, e_last, f_last, lo1, hi1, lo2, hi2, best, bi, bj):
+    """The kernel's ``at_stale_best``: this run's best and rows at the stale best's anti-diagonal
+    are the stale run's best and nowhere above its rows ``st`` (dead or unreached cells as NEG).
+    """
+    if best != st[5] or bi != st[6] or bj != st[7]:
+        return False
+    slo, sn, stride = st[10], st[11], w + 2
+    lo, hi = slo, slo + sn
+    if hi1 > lo1:
+        lo, hi = min(lo1, lo), max(hi1, hi)
+    if hi2 > lo2:
+        lo, hi = min(lo2, lo), max(hi2, hi)
+    r = st[DUMP_HEAD:]
+    for i in range(lo, hi):
+        s = i - slo
+        ins = 0 <= s < sn
+        in1 = lo1 <= i < hi1
+        in2 = lo2 <= i < hi2
+        if (h_last[i] if in1 else _NEG) > (r[s] if ins else _NEG):
+            return False
+        if (h_before[i] if in2 else _NEG) > (r[stride + s] if ins else _NEG):
+            return False
+        if (e_last[i] if in1 else _NEG) > (r[2 * stride + s] if ins else _NEG):
+            return False
+        if (f_last[i] if in1 else _NEG) > (r[3 * stride + s] if ins else _NEG):
+            return False
+    return True
 
 
 
@@ -731,6 +808,9 @@ class DeviceRunner:
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
             self.wide_band //= 2
+        #: slots for sides' rows at their best (the kernel's keep and stale slots; allocated at first use)
+        self.keep_slots = keep_slots(mem)
+        self._arena = None
 
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device, without waiting.
@@ -769,11 +849,16 @@ class DeviceRunner:
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None, dump_at=None, dump=None):
+                tb_off=None, dump_at=None, dump=None, slots=None):
         cp = self.cp
         k, tpb, threads, smem = self._kernel(band, wide)
         n = int(tasks.shape[0])
         z, zb, zi = self._z, self._zb, self._zi
+        dump_w = 0
+        if slots is not None:
+            if self._arena is None:
+                self._arena = cp.empty(self.keep_slots * _keep_stride(), dtype=cp.int32)
+            dump, dump_w = self._arena, KEEP_W
         k(((n + tpb - 1) // tpb,), (threads,),
           (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
            np.int32(self.gap_ext), np.int32(self.ydrop), self.walls, np.int32(self.nslot), np.int32(band),
@@ -781,7 +866,8 @@ class DeviceRunner:
            dstop if dstop is not None else z,
            tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
            tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
-           dump_at if dump_at is not None else z, dump if dump is not None else zi),
+           dump_at if dump_at is not None else z, slots if slots is not None else z,
+           dump if dump is not None else zi, np.int32(dump_w)),
           shared_mem=smem)
         self.launches += 1
 
@@ -810,12 +896,14 @@ class DeviceRunner:
         band[out[:, R_STATUS] != 0] = 0
         return out, band
 
-    def inspect_traced(self, tasks, tb_room, ad_room):
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None):
         """A wide round in one launch: inspector results, bands, and the tracebacks that fitted.
 
         Task x may write ``tb_room[x]`` traceback bytes and ``ad_room[x]``
         anti-diagonal rows (kernel mode 2); ``ydrop_pack`` then packs the
         tracebacks up to the best cells, so one copy brings them back.
+        ``slots`` (ntasks, 2): the slot where each task keeps its rows at its
+        best, and the slot of its stale run's (-1: none), :class:`_KeptRows`.
         Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb))``: the packed
         tracebacks and where each task's starts (:func:`_packed_bases`; valid
         where ``res[x, R_TRACED]`` and the best cell is past the origin).
@@ -826,15 +914,18 @@ class DeviceRunner:
         tbb = np.concatenate([[0], np.cumsum(_up16(np.asarray(tb_room, dtype=np.int64)))]).astype(np.int64)
         adb = np.concatenate([[0], np.cumsum(ad_room)]).astype(np.int64)
         res = cp.empty((n, R_N), dtype=cp.int64)
-        # tasks and both bases in one copy (each copy of a few bytes costs tens of microseconds)
-        d_in = self._to_device(np.concatenate([np.ascontiguousarray(tasks, dtype=np.int64).ravel(), tbb, adb]),
-                               "tasks")
-        d_tasks, d_tbb, d_adb = d_in[:9 * n].reshape(n, 9), d_in[9 * n:10 * n + 1], d_in[10 * n + 1:]
+        # tasks, both bases and the slots in one copy (each copy of a few bytes costs tens of microseconds)
+        use = slots is not None and self.keep_slots > 0
+        slots = np.asarray(slots if use else np.zeros((0, 2)), dtype=np.int64).ravel()
+        d_in = self._to_device(np.concatenate([np.ascontiguousarray(tasks, dtype=np.int64).ravel(), tbb, adb,
+                                               slots]), "tasks")
+        d_tasks, d_tbb, d_adb = d_in[:9 * n].reshape(n, 9), d_in[9 * n:10 * n + 1], d_in[10 * n + 1:11 * n + 2]
+        d_slots = d_in[11 * n + 2:] if use else None
         tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
         tb_off = cp.empty(max(int(adb[-1]), 1), dtype=cp.int64)
         self._launch(d_tasks, 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
-                     tb_off=tb_off)
+                     tb_off=tb_off, slots=d_slots)
         out_tb = cp.empty_like(tb)
         out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
         self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
@@ -846,16 +937,24 @@ class DeviceRunner:
         band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
         return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False):
-        """Tracebacks of the tasks: host arrays tb (bytes; pinned, valid until the next call), tb_lo, tb_off."""
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False, keep=None):
+        """Tracebacks of the tasks: host arrays tb (bytes; pinned, valid until the next call), tb_lo, tb_off.
+
+        ``keep``: the slot where each task keeps its rows at its best (-1: none), :class:`_KeptRows`.
+        """
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(ad_total, 1), dtype=cp.int32)
         tb_off = cp.empty(max(ad_total, 1), dtype=cp.int64)
+        use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
         for b in np.unique(band):
             sel = np.flatnonzero(band == b)
+            slots = None
+            if use:
+                slots = cp.asarray(np.stack([keep[sel], np.full(len(sel), -1)], axis=1).astype(np.int64))
             self._launch(cp.asarray(tasks[sel]), 1, int(b), wide, dstop=cp.asarray(dstop[sel]),
-                         tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off)
+                         tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off,
+                         slots=slots)
         return self._to_host(tb, "tb"), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
 
     def relay_launcher(self, task, width, mem):
@@ -1020,6 +1119,61 @@ class DeviceRunner:
         return dev
 
 
+def _keep_stride():
+    """Ints per slot of kept rows: the header and four rows of :data:`KEEP_W` + 2."""
+    return DUMP_HEAD + 4 * (KEEP_W + 2)
+
+
+def keep_slots(mem):
+    """How many sides' rows at their best the device keeps within budget ``mem`` (bytes)."""
+    return int(min(KEEP_SLOTS, int(mem) // KEEP_SHARE // (4 * _keep_stride())))
+
+
+class _KeptRows:
+    """Which slot of the runner's arena holds each side's rows at its best cell.
+
+    A side's slot holds the rows of the run whose result is the side's row in
+    ``res_all``; a round passes it to the kernel as the stale run's and gives
+    the new run a fresh slot (mode 2 stops a side at its stale best where
+    the rows show the rest of the run cannot change the result). Slots of
+    decided anchors go back when none is free; without one, a side runs to
+    its end as before.
+    """
+
+    def __init__(self, nslots, nsides):
+        self.slot_of = np.full(nsides, -1, dtype=np.int64)
+        self.owner = np.full(nslots, -1, dtype=np.int64)
+        self.free = list(range(nslots - 1, -1, -1))
+
+    def fresh(self, count, status):
+        """``count`` free slots (-1 where none is left), reclaiming those of decided anchors if needed."""
+        if len(self.free) < count:
+            held = np.flatnonzero(self.owner >= 0)
+            done = held[status[self.owner[held] // 2] == 4]
+            self.slot_of[self.owner[done]] = -1
+            self.owner[done] = -1
+            self.free.extend(done.tolist())
+        out = np.full(count, -1, dtype=np.int64)
+        for k in range(min(count, len(self.free))):
+            out[k] = self.free.pop()
+        return out
+
+    def assign(self, rows, slots):
+        """Sides ``rows`` now hold ``slots`` (-1: none); their former slots, and fresh ones not taken, are free."""
+        rows = np.asarray(rows, dtype=np.int64)
+        slots = np.broadcast_to(np.asarray(slots, dtype=np.int64), rows.shape)
+        for s in self.slot_of[rows]:
+            if s >= 0:
+                self.owner[s] = -1
+                self.free.append(int(s))
+        self.slot_of[rows] = slots
+        self.owner[slots[slots >= 0]] = rows[slots >= 0]
+
+    def release(self, slots):
+        """Fresh slots that no side took."""
+        self.free.extend(int(s) for s in slots if s >= 0)
+
+
 def _up16(x):
     """``x`` rounded up to a multiple of 16 (the pack kernel moves 16-byte words)."""
     return (x + 15) & ~15
@@ -1151,7 +1305,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     long_rec = (t_hi - t_lo > _MAXLEN) | (q_hi - q_lo > _MAXLEN)
     status[long_rec] = 3
     stamp = np.zeros(n, dtype=np.int64)     # kept alignments when the anchor was inspected
-    res_all = np.zeros((2 * n, R_CHECKED + 1), dtype=np.int64)
+    res_all = np.zeros((2 * n, R_FULL_DIAGS + 1), dtype=np.int64)
+    # the device's copies of sides' rows at their best, for rounds that stop there (none on a runner without)
+    kept = _KeptRows(int(getattr(runner, "keep_slots", 0)), 2 * n)
     band_all = np.zeros(2 * n, dtype=np.int64)
     ops_idx = np.zeros((n, 3), dtype=np.int64)
     store = np.zeros(1 << 16, dtype=np.uint8)
@@ -1168,7 +1324,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
-                 max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0)
+                 max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
+                 stopped=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1191,15 +1348,26 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         traced = None
         if room is None:
             r, b = runner.inspect(tasks, wide)
+            kept.assign(rows, -1)
         else:
-            r, b, traced = runner.inspect_traced(tasks, *room)
+            # each side keeps its rows at its new best, and stops at its stale best where they allow
+            fresh = kept.fresh(len(rows), status) if kept.owner.size else np.full(len(rows), -1, dtype=np.int64)
+            r, b, traced = runner.inspect_traced(tasks, *room, slots=np.stack([fresh, kept.slot_of[rows]], axis=1))
+            ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
+            kept.assign(rows, np.where(ok, fresh, -1))
+            kept.release(fresh[~ok])
         c2 = clock()
         stats["inspect_s"] += c2 - c1
         x0 = stats["execute_s"]
         stats["inspected"] += len(idx)
         stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
+        stopped = r[:, R_STOPPED] != 0
+        stats["stopped"] += int(stopped.sum())
         res_all[rows, :R_CHECKED] = r
         res_all[rows, R_CHECKED] = 0
+        full = rows[~stopped]
+        res_all[full, R_FULL_CELLS] = r[~stopped, R_CELLS]
+        res_all[full, R_FULL_DIAGS] = r[~stopped, R_DIAGS]
         band_all[rows] = b
         stamp[idx] = cnt[0]
         failed = (b == 0).reshape(-1, 2)
@@ -1223,7 +1391,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         m = _choose_exec(idx, status, res_all, mem, sel)
         if m:
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
-                                   q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats, wide)
+                                   q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats, wide,
+                                   kept, round_cells, status)
             status[sel[:m]] = 2
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
@@ -1287,7 +1456,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             row = res_all[2 * a + right]
             row[R_BEST], row[R_BI], row[R_BJ], row[R_CELLS] = out[0], out[1], out[2], out[3]
             _host_region(row, out[6], out[7], out[3])
-            row[R_CHECKED] = 0
+            row[R_CHECKED], row[R_FULL_CELLS], row[R_FULL_DIAGS] = 0, row[R_CELLS], row[R_DIAGS]
             return out[4]
 
         c0 = clock()
@@ -1297,6 +1466,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             for key, value in counts.items():
                 stats[key] += value
         idx = np.asarray(batch, dtype=np.int64)
+        kept.assign(_side_rows(idx), -1)
         rows = res_all[_side_rows(idx)]
         trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
         store, used = _store_columns(pieces, idx, ops_idx, store, used)
@@ -1392,11 +1562,13 @@ def _trace_row(kind, rows, seconds, extra):
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
-             ops_idx, store, used, stats, wide=False):
+             ops_idx, store, used, stats, wide, kept, round_cells, status):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
 
     ``ops_idx[a]`` then locates anchor a's left and right columns in
-    ``store[:used]``. Returns the (grown) store and the new ``used``.
+    ``store[:used]``. A side big enough for a round (``round_cells``) whose
+    rows at its best no slot holds yet keeps them in a fresh one of ``kept``.
+    Returns the (grown) store and the new ``used``.
     """
     clock = time.perf_counter
     side_rows = _side_rows(idx)
@@ -1419,9 +1591,14 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
         tasks = _tasks_of(srow // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
         tasks = tasks[np.arange(len(srow)) * 2 + srow % 2]
+        keep = np.full(len(srow), -1, dtype=np.int64)
+        want = np.flatnonzero((kept.slot_of[srow] < 0) & (res_all[srow, R_FULL_CELLS] >= round_cells))
+        if len(want) and kept.owner.size:
+            keep[want] = kept.fresh(len(want), status)
+            kept.assign(srow[keep >= 0], keep[keep >= 0])
         c0 = clock()
         tb, tb_lo, tb_off = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
-                                           wide)
+                                           wide, keep)
         c1 = clock()
         stats["execute_s"] += c1 - c0
         flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI], res_all[srow, R_BJ],
@@ -1436,11 +1613,11 @@ def _trace_room(stale, mem):
     """Traceback room per side for a wide round in one launch, or None where ``mem`` is short.
 
     ``stale`` are the sides' rows from their last inspection, with fewer
-    walls: twice its cells and anti-diagonals, plus some. A side that
+    walls: twice the cells and anti-diagonals of their last run to its end, plus some. A side that
     outgrows its room still gets its inspection; the executor traces it back.
     """
-    tb_room = _up16(2 * stale[:, R_CELLS] + (1 << 16))
-    ad_room = 2 * stale[:, R_DIAGS] + (1 << 12)
+    tb_room = _up16(2 * stale[:, R_FULL_CELLS] + (1 << 16))
+    ad_room = 2 * stale[:, R_FULL_DIAGS] + (1 << 12)
     # on the device: the rooms, and as much again packed; 12 bytes per row, 16 packed
     if int(2 * tb_room.sum() + 28 * ad_room.sum()) > mem:
         return None
