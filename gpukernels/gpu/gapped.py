@@ -88,9 +88,9 @@ DUMP_HEAD = 16
 #: speculative relay chunks per launch (cpu/relay.relay_side's per_round when they run on the GPU)
 RELAY_CHUNKS = 32
 #: cells per row of a side's rows kept at its best cell (kernel's dump_w; wider ones are not kept),
-#: and the most sides whose rows the device keeps (a share of the budget: KEEP_SHARE)
-KEEP_W = 1024
-KEEP_SLOTS = 4096
+#: and the most sides whose rows the device keeps (two waves' worth; at most 1 / KEEP_SHARE of the budget)
+KEEP_W = 512
+KEEP_SLOTS = 4 * WAVE
 KEEP_SHARE = 8
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
@@ -1392,7 +1392,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         if m:
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
                                    q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats, wide,
-                                   kept, round_cells, status)
+                                   kept, status)
             status[sel[:m]] = 2
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
@@ -1562,12 +1562,12 @@ def _trace_row(kind, rows, seconds, extra):
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
-             ops_idx, store, used, stats, wide, kept, round_cells, status):
+             ops_idx, store, used, stats, wide, kept, status):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
 
     ``ops_idx[a]`` then locates anchor a's left and right columns in
-    ``store[:used]``. A side big enough for a round (``round_cells``) whose
-    rows at its best no slot holds yet keeps them in a fresh one of ``kept``.
+    ``store[:used]``. A side whose rows at its best no slot holds yet keeps
+    them in a fresh one of ``kept`` (a later round may stop there).
     Returns the (grown) store and the new ``used``.
     """
     clock = time.perf_counter
@@ -1592,7 +1592,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         tasks = _tasks_of(srow // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
         tasks = tasks[np.arange(len(srow)) * 2 + srow % 2]
         keep = np.full(len(srow), -1, dtype=np.int64)
-        want = np.flatnonzero((kept.slot_of[srow] < 0) & (res_all[srow, R_FULL_CELLS] >= round_cells))
+        want = np.flatnonzero(kept.slot_of[srow] < 0)
         if len(want) and kept.owner.size:
             keep[want] = kept.fresh(len(want), status)
             kept.assign(srow[keep >= 0], keep[keep >= 0])
