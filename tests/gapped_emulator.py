@@ -23,7 +23,10 @@ class EmuRunner:
         self.t, self.q, self.matrix = t, q, np.ascontiguousarray(matrix, dtype=np.int64)
         self.gap_open, self.gap_ext, self.ydrop = gap_open, gap_ext, ydrop
         self.walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
-        self.mem = mem
+        # the device's slots of rows at the best (DeviceRunner's arena, out of the budget)
+        self.keep_slots = keep_slots(mem)
+        self.arena = np.zeros((self.keep_slots, _keep_stride()), dtype=np.int32)
+        self.mem = mem - self.arena.nbytes
         self.bands = bands
         self.dcap = dcap
         self.wide_band = wide_band
@@ -32,9 +35,6 @@ class EmuRunner:
         self._z8 = np.zeros(1, dtype=np.uint8)
         self._z32 = np.zeros(1, dtype=np.int32)
         self._z64 = np.zeros(1, dtype=np.int64)
-        # the device's slots of rows at the best (DeviceRunner's arena)
-        self.keep_slots = keep_slots(mem)
-        self.arena = np.zeros((self.keep_slots, _keep_stride()), dtype=np.int32)
 
     def _slot(self, s):
         return self.arena[s] if s >= 0 and self.keep_slots else None

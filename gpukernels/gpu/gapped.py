@@ -31,7 +31,12 @@ waves, and the host keeps the sequential rule:
    anti-diagonal 2 times faster than a warp), in one launch: the inspector
    writes each side's traceback as it goes, in a room sized from the side's
    last inspection (:func:`_trace_room`; a side that outgrows it goes to the
-   executor). An anchor abandoned before
+   executor). Most of a redone side's run is its y-drop tail, and most
+   redone sides end at the same best cell: the device keeps each side's
+   rows at its best (:class:`_KeptRows`), and a round stops a side at the
+   anti-diagonal of its stale best when its rows there are nowhere above
+   the stale ones (kernel ``at_stale_best``, whose comment has the
+   argument): the rest of the run cannot change the result. An anchor abandoned before
    the last keep stops the walk too: a warp round re-inspects, with the
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
    long alignment just kept, whose walls now end them early). An anchor
@@ -794,7 +799,11 @@ class DeviceRunner:
         self.gap_open, self.gap_ext, self.ydrop = int(gap_open), int(gap_ext), int(ydrop)
         self.nslot = int(wall_slots)
         self.walls = cp.zeros((len(t) + 1, wall_slots, 2), dtype=cp.int32)
-        self.mem = mem
+        #: slots for sides' rows at their best (the kernel's keep and stale slots; allocated at first
+        #: use, out of the budget), and the rest of the budget, for tracebacks
+        self.keep_slots = keep_slots(mem)
+        self._arena = None
+        self.mem = mem - self.keep_slots * 4 * _keep_stride()
         self.launches = 0
         self.band_retries = 0
         # stand-ins for the buffers a mode does not use (allocated once: a round's launches are short)
@@ -808,9 +817,6 @@ class DeviceRunner:
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
             self.wide_band //= 2
-        #: slots for sides' rows at their best (the kernel's keep and stale slots; allocated at first use)
-        self.keep_slots = keep_slots(mem)
-        self._arena = None
 
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device, without waiting.
