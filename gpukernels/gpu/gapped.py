@@ -1279,7 +1279,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     tuple
         ``(t0, t1, q0, q1, score, op_off, ops, anchor_cells)`` as the CPU twin;
         ``anchor_cells`` counts the cells of the extension kept, which can
-        exceed the CPU's where walls met a side only past its best cell.
+        exceed the CPU's where walls met a side only past its best cell, and
+        fall short of it where a round stopped a side at its stale best.
     """
     from . import budget
     t = np.ascontiguousarray(t, dtype=np.uint8)
