@@ -39,6 +39,9 @@ class EmuRunner:
     def _slot(self, s):
         return self.arena[s] if s >= 0 and self.keep_slots else None
 
+    def kept_rows(self, slots):
+        return self.arena[np.asarray(slots, dtype=np.int64)]
+
     def relay_launcher(self, task, width, mem):
         """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls."""
         t, q = self.t, self.q

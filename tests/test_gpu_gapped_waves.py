@@ -150,6 +150,7 @@ def tandem():
 def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
     """Wide rounds inspect and trace back in one launch (mode 2); sides that outgrow their room
     ("tight": half the stale cells and anti-diagonals) fall back to the executor. Same result."""
+    monkeypatch.setattr(gpu_gapped, "HOST_STOP", False)     # else the walk redoes these sides itself
     if room == "tight":
         def tight(stale, mem):
             return stale[:, gpu_gapped.R_CELLS] // 2 + 1, stale[:, gpu_gapped.R_DIAGS] // 2 + 1
@@ -170,10 +171,11 @@ def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
 
 
 @pytest.mark.parametrize("slots", [0, 40, None])
-def test_rounds_stop_at_stale_best(tandem, slots):
+def test_rounds_stop_at_stale_best(tandem, slots, monkeypatch):
     """A round's side stops at its stale best where its rows there are nowhere above the stale
     run's (kernel's at_stale_best): the result is the CPU's with the device keeping no rows, 40
     slots (taken back from decided anchors again and again) or as many as the budget allows."""
+    monkeypatch.setattr(gpu_gapped, "HOST_STOP", False)
     args = tandem
     ref = cpu_gapped.extend_anchors(*args)
     runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
@@ -189,3 +191,28 @@ def test_rounds_stop_at_stale_best(tandem, slots):
     else:
         # some sides stop, not all: the check fails where the new walls changed the rows at the best
         assert 0 < stats["stopped"] < 2 * stats["round_anchors"]
+
+
+@pytest.mark.parametrize("slots, cap", [(0, None), (40, None), (None, 1 << 12), (None, None)])
+def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
+    """The walk redoes a dirty side on the host and stops it at its stale best where the rows kept
+    of it allow (_redo_side), else goes on to the end: the CPU's result with no rows kept (every
+    big dirty side then goes to a GPU round), 40 slots, host copies dropped for decided anchors
+    at every wave (a tiny HOST_CAP), and the budget's."""
+    args = tandem
+    ref = cpu_gapped.extend_anchors(*args)
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    if slots is not None:
+        runner.keep_slots = slots
+        runner.arena = runner.arena[:slots]
+    if cap is not None:
+        monkeypatch.setattr(gpu_gapped._KeptRows, "HOST_CAP", cap)
+    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.last_stats()
+    print(slots, cap, {k: stats[k] for k in ("rounds", "host_stopped", "host_why")})
+    if slots == 0:
+        assert stats["host_stopped"] == 0 and stats["rounds"] > 5
+    else:
+        # most dirty sides stop on the host, not all (the check fails where the walls changed the rows)
+        assert 0 < stats["host_stopped"] < stats["host_why"]["dirty_sides"]

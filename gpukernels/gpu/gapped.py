@@ -97,6 +97,9 @@ RELAY_CHUNKS = 32
 KEEP_W = 512
 KEEP_SLOTS = 4 * WAVE
 KEEP_SHARE = 8
+#: the walk redoes a dirty side whose stale rows come back to the host itself, stopping at the stale
+#: best (False: such sides go to GPU rounds as the others; the tests of rounds and benchmarks compare)
+HOST_STOP = True
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
@@ -361,10 +364,13 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
 
 @njit(cache=True, nogil=True)
 def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
-               ents):
+               ents, rows_at):
     """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
-    A dirty side is worth a round when its last run to its end computed at least
+    A dirty side whose stale rows at its best the host holds (``rows_at``,
+    :class:`_KeptRows`) is redone by the host's DP, which nearly always
+    stops there (:func:`_redo_side`): a fraction of a round trip to the GPU.
+    Another is worth a round when its last run to its end computed at least
     ``round_cells`` cells, :data:`ROUND_WIDTH` per anti-diagonal on average:
     a smaller side is redone sooner by the host's DP than by a round trip to
     the GPU, and a long narrow one too (a block's time grows with the
@@ -374,14 +380,15 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     big = False
     for side in range(2):
         r = res_all[2 * a + side]
-        if redo & (1 << side) and r[R_FULL_CELLS] >= round_cells and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]:
+        if (redo & (1 << side) and rows_at[2 * a + side] < 0 and r[R_FULL_CELLS] >= round_cells
+                and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]):
             big = True
     return redo, big
 
 
 @njit(cache=True, nogil=True)
 def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_q, anchor_t, K, op_off, ops_all,
-            run_off, runs, head, ents, sel):
+            run_off, runs, head, ents, rows_at, sel):
     """The next round's anchors, from the undecided ones of [a, end), ``a`` itself first.
 
     Where the walk stopped at an anchor the inspector abandoned (status 5),
@@ -404,7 +411,7 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
             status[b] = 4
             continue
         if kind == 2 and not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                         run_off, runs, head, ents)[1]:
+                                         run_off, runs, head, ents, rows_at)[1]:
             continue
         if taken == cap:
             break
@@ -504,36 +511,160 @@ def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
 
 
 @njit(cache=True, nogil=True)
-def _side_now(right, redo, r, store, idx, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
-              gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo):
+def _rows_not_above(work, st, kept):
+    """The kernel's ``at_stale_best`` for a host sweep standing at ``st`` (its rows in ``work``).
+
+    ``kept`` holds the stale run's rows at its best as :class:`_KeptRows`
+    stores them on the host (a header, then four rows as wide as its
+    ``kept[11]``). Values below ``NEG`` (the host's sweep does not clamp
+    them) count as ``NEG``, as a dead or unreached cell does.
+    """
+    if st[cg.ST_BEST] != kept[5] or st[cg.ST_BI] != kept[6] or st[cg.ST_BJ] != kept[7]:
+        return False
+    lo1, hi1, lo2, hi2 = st[cg.ST_LO1], st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2]
+    roth, rote = st[cg.ST_ROTH], st[cg.ST_ROTE]
+    h_last, h_before, e_last, f_last = (roth + 1) % 3, roth, 4 - rote, 6 - rote
+    slo, sn = kept[10], kept[11]
+    lo, hi = slo, slo + sn
+    if hi1 > lo1:
+        lo, hi = min(lo1, lo), max(hi1, hi)
+    if hi2 > lo2:
+        lo, hi = min(lo2, lo), max(hi2, hi)
+    r = kept[DUMP_HEAD:]
+    for i in range(lo, hi):
+        s = i - slo
+        ins = 0 <= s < sn
+        in1 = lo1 <= i < hi1
+        if (max(work[h_last, i], _NEG) if in1 else _NEG) > (r[s] if ins else _NEG):
+            return False
+        if (max(work[h_before, i], _NEG) if lo2 <= i < hi2 else _NEG) > (r[sn + s] if ins else _NEG):
+            return False
+        if (max(work[e_last, i], _NEG) if in1 else _NEG) > (r[2 * sn + s] if ins else _NEG):
+            return False
+        if (max(work[f_last, i], _NEG) if in1 else _NEG) > (r[3 * sn + s] if ins else _NEG):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
+               self_barrier, walls, work, tb, tb_off, tb_lo):
+    """A dirty side on the host with the walls of now: the CPU twin's DP, stopped at the stale best.
+
+    With the stale run's rows at its best (``kept``, empty when none), the
+    sweep stops at that anti-diagonal D when :func:`_rows_not_above` holds,
+    with the kernel's argument (``cuda/gapped.cu``): the rest of the run
+    cannot change the best cell or its traceback. Else it goes on to its end,
+    as :func:`gpukernels.cpu.gapped.extend_side`. Returns its results (best,
+    cell, cells, columns, grown buffers) and whether it stopped.
+    """
+    tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
+                                                                q_hi, self_barrier)
+    goe = np.int32(gap_open + gap_ext)
+    gext = np.int32(gap_ext)
+    flat = cg._flat_matrix(matrix)
+    st, tb, tb_off, tb_lo = cg.origin_state(work, tb, tb_off, tb_lo)
+    stopped = False
+    if kept.shape[0] and goe > 0 and kept[0] >= 1 and kept[6] + kept[7] == kept[0]:
+        tb, tb_off, tb_lo = cg.ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, bar, walls, wq0, wt0, wdir,
+                                           work, tb, tb_off, tb_lo, True, st, kept[0])
+        stopped = st[cg.ST_DONE] == 0 and st[cg.ST_D] == kept[0] and _rows_not_above(work, st, kept)
+    if not stopped and st[cg.ST_DONE] == 0:
+        tb, tb_off, tb_lo = cg.ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, bar, walls, wq0, wt0, wdir,
+                                           work, tb, tb_off, tb_lo, True, st, 1 << 62)
+    dlast = st[cg.ST_D]
+    tb_off = grow(tb_off, dlast + 2)
+    tb_off[dlast + 1] = st[cg.ST_NTB]
+    bi, bj = st[cg.ST_BI], st[cg.ST_BJ]
+    ops = cg.traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
+    return bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped
+
+
+@njit(cache=True, nogil=True)
+def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix,
+              gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo):
     """One side of an anchor as the walk takes it: the GPU's result, or the host DP's with the walls of now.
 
     The GPU's: inspector row ``r`` and the columns ``store[idx[right]:idx[right + 1]]``;
-    with ``redo``, the CPU twin's DP (:func:`gpukernels.cpu.gapped.extend_side`) instead.
-    Returns the best cell ``(i, j)``, the cells, the columns from the anchor outwards and
-    the host DP's (grown) buffers.
+    with ``redo``, the host's DP (:func:`_redo_side`, stopped at the stale best
+    where the rows ``kept`` allow) instead. Returns the best cell ``(i, j)``,
+    the cells, the columns from the anchor outwards, the host DP's (grown)
+    buffers and whether the redo stopped at the stale best.
     """
     if redo:
-        _, i, j, c, ops, tb, tb_off, tb_lo = cg.extend_side(right == 1, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
-                                                            q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier,
-                                                            walls, work, tb, tb_off, tb_lo)
-        return np.int64(i), np.int64(j), np.int64(c), ops, tb, tb_off, tb_lo
-    return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo
+        return _redo_side(right == 1, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
+                          gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
+    return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo, False
+
+
+@njit(cache=True, nogil=True)
+def _kept_on_host(rows_host, rows_at, row):
+    """The stale rows of side ``row`` held on the host (:class:`_KeptRows`), or an empty array."""
+    at = rows_at[row]
+    if at < 0:
+        return rows_host[:0]
+    return rows_host[at:at + DUMP_HEAD + 4 * rows_host[at + 11]]
+
+
+@njit(cache=True, nogil=True)
+def _put_rows(rows_host, used, rows_at, rows, dumps):
+    """Store kernel dumps of rows at the best (one per side ``rows``) compactly; returns the grown store and use.
+
+    A dump is a header and four rows of :data:`KEEP_W` + 2 ints; only the
+    header and each row's first ``dump[11]`` ints are kept. A dump whose
+    header says none was kept (``d`` of -1) leaves its side without rows.
+    """
+    stride = KEEP_W + 2
+    for k in range(rows.shape[0]):
+        dump = dumps[k]
+        if dump[0] < 1:
+            continue
+        n = dump[11]
+        rows_host = grow(rows_host, used + DUMP_HEAD + 4 * n)
+        rows_host[used:used + DUMP_HEAD] = dump[:DUMP_HEAD]
+        for r in range(4):
+            rows_host[used + DUMP_HEAD + r * n:used + DUMP_HEAD + (r + 1) * n] = \
+                dump[DUMP_HEAD + r * stride:DUMP_HEAD + r * stride + n]
+        rows_at[rows[k]] = used
+        used += DUMP_HEAD + 4 * n
+    return rows_host, used
+
+
+@njit(cache=True, nogil=True)
+def _compact_rows(rows_host, rows_at, status):
+    """The host store of rows without those of decided anchors (status 4); returns it and its use."""
+    out = np.empty(rows_host.shape[0], dtype=rows_host.dtype)
+    used = 0
+    for row in range(rows_at.shape[0]):
+        at = rows_at[row]
+        if at < 0:
+            continue
+        if status[row // 2] == 4:
+            rows_at[row] = -1
+            continue
+        size = DUMP_HEAD + 4 * rows_host[at + 11]
+        out[used:used + size] = rows_host[at:at + size]
+        rows_at[row] = used
+        used += size
+    return out, used
 
 
 @njit(cache=True, nogil=True)
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
-          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells):
+          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, rows_host,
+          rows_at):
     """The sequential rule over the undecided anchors of [pos, end), up to the first that needs a GPU round.
 
     An anchor with a GPU traceback (status 2) takes each side's result unless
     an alignment kept since its inspection touches that side's region. A
-    dirty side is extended here by the CPU twin's DP with the current walls,
-    and so are both sides of a host-only anchor (status 3) (``host`` counts
-    anchors, cells, dirty sides and anchors by status), unless it is big
-    (:func:`_big_dirty`): then the walk stops for a GPU round with the walls
-    of now. It stops too at an anchor the inspector abandoned (status 5).
+    dirty side is extended here by the host's DP with the current walls
+    (stopped at its stale best where the rows the host holds of it allow,
+    :func:`_redo_side`), and so are both sides of a host-only anchor (status
+    3) (``host`` counts anchors, cells, dirty sides, anchors by status and
+    sides stopped), unless it is big (:func:`_big_dirty`): then the walk
+    stops for a GPU round with the walls of now. It stops too at an anchor
+    the inspector abandoned (status 5).
     Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
     for a in range(pos, end):
@@ -550,17 +681,20 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         redo = 3
         if st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                   run_off, runs, head, ents)
+                                   run_off, runs, head, ents, rows_at)
             if big:
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
         sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
                  self_barrier, walls, work)
-        li, lj, c1, lops, tb, tb_off, tb_lo = _side_now(0, redo & 1, res_all[2 * a], store, ops_idx[a], *sides, tb,
-                                                        tb_off, tb_lo)
-        ri, rj, c2, rops, tb, tb_off, tb_lo = _side_now(1, redo & 2, res_all[2 * a + 1], store, ops_idx[a], *sides,
-                                                        tb, tb_off, tb_lo)
+        li, lj, c1, lops, tb, tb_off, tb_lo, s1 = _side_now(0, redo & 1, res_all[2 * a],
+                                                            _kept_on_host(rows_host, rows_at, 2 * a), store,
+                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
+        ri, rj, c2, rops, tb, tb_off, tb_lo, s2 = _side_now(1, redo & 2, res_all[2 * a + 1],
+                                                            _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
+                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
+        host[9] += s1 + s2
         cells = c1 + c2
         anchor_cells[a] = cells
         if redo:
@@ -963,6 +1097,14 @@ class DeviceRunner:
                          slots=slots)
         return self._to_host(tb, "tb"), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
 
+    def kept_rows(self, slots):
+        """The rows kept in ``slots`` (a header and four rows of :data:`KEEP_W` + 2 ints each), on the host.
+
+        A view of pinned memory, valid until the next call.
+        """
+        at = self._to_device(np.asarray(slots, dtype=np.int64), "kept_slots")
+        return self._to_host(self._arena.reshape(self.keep_slots, _keep_stride())[at], "kept_rows")
+
     def relay_launcher(self, task, width, mem):
         """``cpu/relay.relay_side``'s ``chunks`` for the side ``task``, callable from any host thread.
 
@@ -1136,20 +1278,39 @@ def keep_slots(mem):
 
 
 class _KeptRows:
-    """Which slot of the runner's arena holds each side's rows at its best cell.
+    """Which slot of the runner's arena holds each side's rows at its best cell, and their host copies.
 
     A side's slot holds the rows of the run whose result is the side's row in
     ``res_all``; a round passes it to the kernel as the stale run's and gives
     the new run a fresh slot (mode 2 stops a side at its stale best where
     the rows show the rest of the run cannot change the result). Slots of
     decided anchors go back when none is free; without one, a side runs to
-    its end as before.
+    its end as before. The rows also come back to the host (:meth:`fetch`;
+    ``host[host_at[side]:]``, :func:`_put_rows`), where the walk redoes a
+    dirty side with the same stop (:func:`_redo_side`).
     """
+
+    #: ints of host copies beyond which those of decided anchors are dropped (at a wave's start)
+    HOST_CAP = 1 << 24
 
     def __init__(self, nslots, nsides):
         self.slot_of = np.full(nsides, -1, dtype=np.int64)
         self.owner = np.full(nslots, -1, dtype=np.int64)
         self.free = list(range(nslots - 1, -1, -1))
+        self.host = np.empty(1 << 16, dtype=np.int32)
+        self.host_at = np.full(nsides, -1, dtype=np.int64)
+        self.used = 0
+
+    def fetch(self, runner, rows, slots):
+        """Copy the rows that sides ``rows`` just kept in ``slots`` to the host (where :data:`HOST_STOP`)."""
+        rows, slots = np.asarray(rows, dtype=np.int64), np.asarray(slots, dtype=np.int64)
+        if len(rows) and HOST_STOP:
+            self.host, self.used = _put_rows(self.host, self.used, self.host_at, rows, runner.kept_rows(slots))
+
+    def compact(self, status):
+        """Drop the host copies of decided anchors' rows once they take more than :data:`HOST_CAP` ints."""
+        if self.used > self.HOST_CAP:
+            self.host, self.used = _compact_rows(self.host, self.host_at, status)
 
     def fresh(self, count, status):
         """``count`` free slots (-1 where none is left), reclaiming those of decided anchors if needed."""
@@ -1168,6 +1329,7 @@ class _KeptRows:
         """Sides ``rows`` now hold ``slots`` (-1: none); their former slots, and fresh ones not taken, are free."""
         rows = np.asarray(rows, dtype=np.int64)
         slots = np.broadcast_to(np.asarray(slots, dtype=np.int64), rows.shape)
+        self.host_at[rows] = -1
         for s in self.slot_of[rows]:
             if s >= 0:
                 self.owner[s] = -1
@@ -1327,7 +1489,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = []                          # host DP buffers for long_on_host, one set per thread
     relay_pool, relay_works = None, []      # threads and buffers for the sides split by relay_side
-    host = np.zeros(9, dtype=np.int64)
+    host = np.zeros(10, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
@@ -1363,6 +1525,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
             kept.assign(rows, np.where(ok, fresh, -1))
             kept.release(fresh[~ok])
+            kept.fetch(runner, rows[ok], fresh[ok])
         c2 = clock()
         stats["inspect_s"] += c2 - c1
         x0 = stats["execute_s"]
@@ -1497,6 +1660,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     pos = 0
     while pos < n:
         stats["waves"] += 1
+        kept.compact(status)
         c0 = clock()
         end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel)
         stats["form_s"] += clock() - c0
@@ -1510,7 +1674,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                 t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                 ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                round_cells)
+                round_cells, kept.host, kept.host_at)
             stats["walk_s"] += clock() - c0
             progress(a)
             if a == end:
@@ -1527,7 +1691,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             c0 = clock()
             wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
             m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
-                        anchor_t, K, op_off, ops_all, run_off, runs, head, ents, sel)
+                        anchor_t, K, op_off, ops_all, run_off, runs, head, ents, kept.host_at, sel)
             c1 = clock()
             stats["form_s"] += c1 - c0
             stats["rounds"] += 1
@@ -1537,7 +1701,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         pos = end
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
-    stats["host_anchors"], stats["host_cells"] = int(host[0]), int(host[1])
+    stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
@@ -1606,6 +1770,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         c0 = clock()
         tb, tb_lo, tb_off = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
                                            wide, keep)
+        kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
         stats["execute_s"] += c1 - c0
         flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI], res_all[srow, R_BJ],
