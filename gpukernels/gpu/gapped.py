@@ -699,7 +699,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         anchor_cells[a] = cells
         if redo:
             host[0] += 1
-            host[1] += cells
+            host[1] += (c1 if redo & 1 else 0) + (c2 if redo & 2 else 0)
             host[3 + st] += 1
         if li + lj + ri + rj == 0:
             continue
