@@ -164,17 +164,25 @@ def test_second_run_does_not_recompile(tmp_path):
 
 
 @pytest.mark.parametrize("slots", [4, 3])
-def test_gapped_rounds_equal_cpu(slots):
+@pytest.mark.parametrize("host_stop", [False, True])
+def test_gapped_rounds_equal_cpu(slots, host_stop, monkeypatch):
     """Wide rounds on the GPU (a tandem array whose alignments dirty each other; every dirty side
-    redone in a round, inspected and traced back in one launch) give the CPU twin's alignments,
-    with 4 wall slots per target position (read as two 16-byte words) and with 3 (slot by slot)."""
+    redone in a round, inspected and traced back in one launch, and stopped at its stale best
+    where the rows the device kept allow) give the CPU twin's alignments, with 4 wall slots per
+    target position (read as two 16-byte words) and with 3 (slot by slot). With ``host_stop``
+    the walk redoes those sides itself from the rows copied back, stopping there too."""
     from test_gpu_gapped_waves import assert_same_extension, tandem_inputs
     from gpukernels.gpu import gapped as gg
+    monkeypatch.setattr(gg, "HOST_STOP", host_stop)
     args = tandem_inputs()[:14] + (slots,)
     c = cpu_gapped.extend_anchors(*args)
     g = gg.extend_anchors(*args, wave=64, round_cells=0)
     assert_same_extension(g, c)
-    assert gg.last_stats()["rounds"] > 5 and gg.last_stats()["traced"] > 0
+    stats = gg.last_stats()
+    if host_stop:
+        assert stats["host_stopped"] > 0
+    else:
+        assert stats["rounds"] > 5 and stats["traced"] > 0 and stats["stopped"] > 0
 
 
 @pytest.mark.parametrize("ydrop", [9400, 300000])
