@@ -216,3 +216,19 @@ def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
     else:
         # most dirty sides stop on the host, not all (the check fails where the walls changed the rows)
         assert 0 < stats["host_stopped"] < stats["host_why"]["dirty_sides"]
+
+
+def test_run_in_region_is_the_points_one_by_one():
+    """_side_dirty takes a substitution run at once (_run_in_region): the same answer as testing its
+    points one by one (_in_region), on both sides, for random regions and runs."""
+    rng = np.random.default_rng(1)
+    aq, at = 1000, 1200
+    for _ in range(20000):
+        side = int(rng.integers(2))
+        imax, jmax, dmax = (int(x) for x in rng.integers(0, 130, 3))
+        kmin, kmax = int(rng.integers(-60, 1)), int(rng.integers(0, 60))
+        lq, lt = aq + 1 + int(rng.integers(-80, 80)), at + 1 + int(rng.integers(-80, 80))
+        n = int(rng.integers(1, 50))
+        want = any(gpu_gapped._in_region(lq + s, lt + s, aq, at, side, imax, jmax, kmin, kmax, dmax)
+                   for s in range(1, n + 1))
+        assert gpu_gapped._run_in_region(lq, lt, n, aq, at, side, imax, jmax, kmin, kmax, dmax) == want

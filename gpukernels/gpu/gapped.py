@@ -220,6 +220,24 @@ def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
 
 
 @njit(cache=True, nogil=True)
+def _run_in_region(lq, lt, length, aq, at, side, imax, jmax, kmin, kmax, dmax):
+    """Is one of the points ``(lq + s, lt + s)``, s = 1..length (a substitution run's) in the region?
+
+    :func:`_in_region` for a diagonal segment at once: along it i and j move
+    together, so each bound is an interval of s.
+    """
+    if side == 0:
+        a, b = aq + 1 - lq, at + 1 - lt        # i = a - s, j = b - s
+        lo = max(1, a - imax, b - jmax, -((dmax - a - b) // 2))
+        hi = min(length, a, b)
+    else:
+        a, b = lq - (aq + 1), lt - (at + 1)    # i = a + s, j = b + s
+        lo = max(1, -a, -b)
+        hi = min(length, imax - a, jmax - b, (dmax - a - b) // 2)
+    return kmin <= b - a <= kmax and lo <= hi
+
+
+@njit(cache=True, nogil=True)
 def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents):
     """Does a kept alignment ``k >= k_lo`` have a lattice point where the side's DP ran up to its best?
 
@@ -236,7 +254,8 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
     cell count, can shrink. Candidates come from the target buckets the
     region spans (newest first, so the scan of a bucket ends at the first
     alignment older than ``k_lo``); the walk along a path starts at its last
-    substitution run starting before the region.
+    substitution run starting before the region, and takes each run at once
+    (:func:`_run_in_region`), its gaps column by column.
     """
     imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
     dmax = r[R_DIAGS] if r[R_STATUS] == 2 else r[R_BI] + r[R_BJ]
@@ -273,8 +292,22 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
                 x0 = op_off[k] + runs[lo, 3]
             if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
                 return True
-            for x in range(x0, op_off[k + 1]):
+            x = x0
+            r = lo          # the next run: its first column is at x or after
+            while x < op_off[k + 1]:
+                if r < run_off[k + 1] and x == op_off[k] + runs[r, 3]:
+                    n = runs[r, 2]
+                    if _run_in_region(lq, lt, n, aq, at, side, imax, jmax, kmin, kmax, dmax):
+                        return True
+                    lq += n
+                    lt += n
+                    x += n
+                    r += 1
+                    if lt > tb:
+                        break
+                    continue
                 op = ops_all[x]
+                x += 1
                 if op != OP_I:
                     lt += 1
                 if op != OP_D:
