@@ -68,7 +68,7 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.buffers import grow, grow_rows
 from ..cpu.gapped import OP_D, OP_I, OP_X
-from ..cpu.relay import relay_side, snapshot
+from ..cpu.relay import relay_side
 
 #: anchors inspected per wave at most
 WAVE = 4096
@@ -100,9 +100,6 @@ KEEP_SHARE = 8
 #: the walk redoes a dirty side whose stale rows come back to the host itself, stopping at the stale
 #: best (False: such sides go to GPU rounds as the others; the tests of rounds and benchmarks compare)
 HOST_STOP = True
-#: from this many host threads on, such redos run as host rounds: the next ones (ROUND_LOOK, ROUND_CAP)
-#: at once on host threads, speculation the walk checks as the GPU's
-HOST_ROUND_THREADS = 4
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
@@ -401,8 +398,7 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
 @njit(cache=True, nogil=True)
 def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
                ents, rows_at):
-    """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), whether one is worth a GPU round, and whether
-    one has stale rows on the host.
+    """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
     A dirty side whose stale rows at its best the host holds (``rows_at``,
     :class:`_KeptRows`) is redone by the host's DP, which nearly always
@@ -415,16 +411,12 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     """
     redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents)
     big = False
-    hostable = False
     for side in range(2):
         r = res_all[2 * a + side]
-        if not redo & (1 << side):
-            continue
-        if rows_at[2 * a + side] >= 0:
-            hostable = True
-        elif r[R_FULL_CELLS] >= round_cells and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]:
+        if (redo & (1 << side) and rows_at[2 * a + side] < 0 and r[R_FULL_CELLS] >= round_cells
+                and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]):
             big = True
-    return redo, big, hostable
+    return redo, big
 
 
 @njit(cache=True, nogil=True)
@@ -458,33 +450,6 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
             break
         sel[taken] = b
         taken += 1
-    return taken
-
-
-@njit(cache=True, nogil=True)
-def _gather_host(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_q, anchor_t, K, op_off, ops_all,
-                 run_off, runs, head, ents, rows_at, sel):
-    """A host round's anchors: ``a``, then those of ``(a, a + look)`` whose dirty sides the host can redo.
-
-    That is: executed (status 2), not on a kept path, with a dirty side
-    whose stale rows the host holds and none worth a GPU round
-    (:func:`_big_dirty`); at most ``cap``. Returns the number written to ``sel``.
-    """
-    sel[0] = a
-    taken = 1
-    for b in range(a + 1, min(end, a + look)):
-        if taken == cap:
-            break
-        if status[b] != 2 or stamp[b] >= cnt[0]:
-            continue
-        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
-            status[b] = 4
-            continue
-        _, big, hostable = _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                      run_off, runs, head, ents, rows_at)
-        if hostable and not big:
-            sel[taken] = b
-            taken += 1
     return taken
 
 
@@ -623,9 +588,8 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     sweep stops at that anti-diagonal D when :func:`_rows_not_above` holds,
     with the kernel's argument (``cuda/gapped.cu``): the rest of the run
     cannot change the best cell or its traceback. Else it goes on to its end,
-    as :func:`gpukernels.cpu.gapped.extend_side`. Returns its results (best
-    cell, cells, columns, grown buffers), whether it stopped, and its state
-    (rows in ``work``).
+    as :func:`gpukernels.cpu.gapped.extend_side`. Returns its results (best,
+    cell, cells, columns, grown buffers) and whether it stopped.
     """
     tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
                                                                 q_hi, self_barrier)
@@ -646,7 +610,7 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     tb_off[dlast + 1] = st[cg.ST_NTB]
     bi, bj = st[cg.ST_BI], st[cg.ST_BJ]
     ops = cg.traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
-    return bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped, st
+    return bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped
 
 
 @njit(cache=True, nogil=True)
@@ -661,10 +625,8 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
     buffers and whether the redo stopped at the stale best.
     """
     if redo:
-        i, j, c, ops, tb, tb_off, tb_lo, stopped, _ = _redo_side(right == 1, kept, t, q, t_rev, q_rev, aq, at, t_lo,
-                                                                 t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
-                                                                 self_barrier, walls, work, tb, tb_off, tb_lo)
-        return i, j, c, ops, tb, tb_off, tb_lo, stopped
+        return _redo_side(right == 1, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
+                          gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
     return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo, False
 
 
@@ -702,25 +664,6 @@ def _put_rows(rows_host, used, rows_at, rows, dumps):
 
 
 @njit(cache=True, nogil=True)
-def _put_state_rows(rows_host, used, rows_at, row, st, lo, rows):
-    """Store a host sweep's rows where it stopped, its best (``relay.snapshot``'s ``lo, rows`` at state
-    ``st``), as :func:`_put_rows` stores a kernel's; returns the grown store and use."""
-    n = rows.shape[1]
-    rows_host = grow(rows_host, used + DUMP_HEAD + 4 * n)
-    head = rows_host[used:used + DUMP_HEAD]
-    head[:] = 0
-    head[0] = st[cg.ST_D]
-    head[1], head[2], head[3], head[4] = st[cg.ST_LO1], st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2]
-    head[5], head[6], head[7], head[8] = st[cg.ST_BEST], st[cg.ST_BI], st[cg.ST_BJ], st[cg.ST_CELLS]
-    head[10], head[11] = lo, n
-    for r in range(4):
-        for x in range(n):
-            rows_host[used + DUMP_HEAD + r * n + x] = max(rows[r, x], _NEG)
-    rows_at[row] = used
-    return rows_host, used + DUMP_HEAD + 4 * n
-
-
-@njit(cache=True, nogil=True)
 def _compact_rows(rows_host, rows_at, status):
     """The host store of rows without those of decided anchors (status 4); returns it and its use."""
     out = np.empty(rows_host.shape[0], dtype=rows_host.dtype)
@@ -743,7 +686,7 @@ def _compact_rows(rows_host, rows_at, status):
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
           run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, rows_host,
-          rows_at, host_rounds):
+          rows_at):
     """The sequential rule over the undecided anchors of [pos, end), up to the first that needs a GPU round.
 
     An anchor with a GPU traceback (status 2) takes each side's result unless
@@ -753,10 +696,8 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     :func:`_redo_side`), and so are both sides of a host-only anchor (status
     3) (``host`` counts anchors, cells, dirty sides, anchors by status and
     sides stopped), unless it is big (:func:`_big_dirty`): then the walk
-    stops for a GPU round with the walls of now. With ``host_rounds`` it
-    stops too at a dirty side with stale rows on the host, for a host
-    round (the next such anchors' redos on host threads at once). It stops
-    too at an anchor the inspector abandoned (status 5).
+    stops for a GPU round with the walls of now. It stops too at an anchor
+    the inspector abandoned (status 5).
     Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
     for a in range(pos, end):
@@ -772,9 +713,9 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
         redo = 3
         if st == 2:
-            redo, big, hostable = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off,
-                                             ops_all, run_off, runs, head, ents, rows_at)
-            if big or (hostable and host_rounds):
+            redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                                   run_off, runs, head, ents, rows_at)
+            if big:
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
@@ -1586,7 +1527,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0, host_rounds=0, host_round_anchors=0, host_round_s=0.0)
+                 stopped=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1739,72 +1680,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         host[8] += len(idx)
         stats["long_batches"] += 1
 
-    host_rounds = HOST_STOP and host_threads >= HOST_ROUND_THREADS
-
-    def redo_on_host(batch):
-        """The dirty sides of anchors ``batch`` on host threads at once, with the walls of now.
-
-        Each is redone by :func:`_redo_side`, stopped at its stale best where
-        the rows the host holds of it allow. The first anchor is the walk's
-        next; the others are speculation the walk checks as a GPU round's:
-        their results go where the executor's would (status 2, stamped now,
-        with the region each side explored up to its best). A side that
-        stopped keeps the rows where it stopped for its next redo.
-        """
-        nonlocal store, used, relay_pool
-        jobs = []
-        for a in batch:
-            redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
-                                ents)
-            jobs += [(a, right, _kept_on_host(kept.host, kept.host_at, 2 * a + right)) for right in (0, 1)
-                     if redo >> right & 1]
-        while len(long_bufs) < min(len(jobs), host_threads):
-            long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
-                              np.empty(1024, np.int64)])
-        free = list(range(min(len(jobs), host_threads)))
-        if relay_pool is None:
-            relay_pool = ThreadPoolExecutor(host_threads)
-
-        def job(item):
-            a, right, rows = item
-            slot = free.pop()
-            try:
-                w, b1, b2, b3 = long_bufs[slot]
-                bi, bj, cells, ops, b1, b2, b3, stopped, st = _redo_side(
-                    bool(right), rows, t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a], t_hi[a],
-                    q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier, walls, w, b1, b2, b3)
-                long_bufs[slot][1:] = b1, b2, b3
-                r = np.zeros(R_N, dtype=np.int64)
-                r[R_BEST], r[R_BI], r[R_BJ], r[R_CELLS], r[R_CAB], r[R_STOPPED] = st[cg.ST_BEST], bi, bj, cells, cells, \
-                    stopped
-                _host_region(r, b2, b3, cells)
-                return ops, r, st, snapshot(w, st) if stopped else None
-            finally:
-                free.append(slot)
-
-        out = list(relay_pool.map(job, jobs))
-        redone = {}
-        for (a, right, _), (ops, r, st, snap) in zip(jobs, out):
-            row = 2 * a + right
-            full = res_all[row, R_FULL_CELLS:R_FULL_DIAGS + 1].copy()
-            res_all[row, :R_N] = r
-            res_all[row, R_CHECKED] = 0
-            res_all[row, R_FULL_CELLS:R_FULL_DIAGS + 1] = full if r[R_STOPPED] else (r[R_CELLS], r[R_DIAGS])
-            kept.assign([row], -1)
-            if snap is not None:
-                kept.host, kept.used = _put_state_rows(kept.host, kept.used, kept.host_at, row, st, *snap)
-            redone[row] = ops
-            host[1] += r[R_CELLS]
-            host[9] += r[R_STOPPED]
-        idx = np.asarray(batch, dtype=np.int64)
-        pieces = [redone[row] if row in redone else store[ops_idx[row // 2, row % 2]:ops_idx[row // 2, row % 2 + 1]]
-                  for row in _side_rows(idx)]
-        store, used = _store_columns(pieces, idx, ops_idx, store, used)
-        status[idx] = 2
-        stamp[idx] = cnt[0]
-        host[0] += len(idx)
-        host[2] += len(jobs)
-
     started = last_note = clock()
 
     def progress(done):
@@ -1832,7 +1707,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                 t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                 ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                round_cells, kept.host, kept.host_at, host_rounds)
+                round_cells, kept.host, kept.host_at)
             stats["walk_s"] += clock() - c0
             progress(a)
             if a == end:
@@ -1846,20 +1721,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 long_on_host(sel[:m].copy())
                 stats["long_s"] += clock() - c0
                 continue
-            if host_rounds and status[a] == 2:
-                _, big, hostable = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off,
-                                              ops_all, run_off, runs, head, ents, kept.host_at)
-                if hostable and not big:
-                    # the next redos the host can stop at their stale best, on host threads at once
-                    c0 = clock()
-                    m = _gather_host(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt,
-                                     anchor_q, anchor_t, K, op_off, ops_all, run_off, runs, head, ents, kept.host_at,
-                                     sel)
-                    redo_on_host(sel[:m].copy())
-                    stats["host_rounds"] += 1
-                    stats["host_round_anchors"] += m
-                    stats["host_round_s"] += clock() - c0
-                    continue
             c0 = clock()
             wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
             m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
