@@ -22,21 +22,24 @@ waves, and the host keeps the sequential rule:
    has a lattice point where the side's DP ran up to its best anti-diagonal
    (the side is *dirty*; walls met only past it shorten the y-drop tail,
    not the result, see :func:`_side_dirty`).
-   A small dirty side is extended on the host right there by the CPU twin's
-   DP with the walls of that moment. A big one (:data:`ROUND_CELLS`) stops
-   the walk for a *wide round*: that anchor and the next ones with a big
-   dirty side (:data:`ROUND_LOOK`, :data:`ROUND_CAP`) are inspected and
-   executed again on the GPU with the walls of now, one thread block per
-   side (``ydrop_wide``: a round is latency-bound, and a block sweeps an
-   anti-diagonal 2 times faster than a warp), in one launch: the inspector
-   writes each side's traceback as it goes, in a room sized from the side's
-   last inspection (:func:`_trace_room`; a side that outgrows it goes to the
-   executor). Most of a redone side's run is its y-drop tail, and most
-   redone sides end at the same best cell: the device keeps each side's
-   rows at its best (:class:`_KeptRows`), and a round stops a side at the
-   anti-diagonal of its stale best when its rows there are nowhere above
-   the stale ones (kernel ``at_stale_best``, whose comment has the
-   argument): the rest of the run cannot change the result. An anchor abandoned before
+   A dirty side is redone with the walls of now. Most of a redone side's
+   run is its y-drop tail, and most redone sides end at the same best
+   cell: the device keeps each side's rows at its best and copies them back
+   (:class:`_KeptRows`), and a redo stops at the anti-diagonal of its stale
+   best when its rows there are nowhere above the stale ones (kernel
+   ``at_stale_best``, whose comment has the argument; host
+   :func:`_redo_side`): the rest of the run cannot change the result. So
+   the walk redoes a dirty side with such rows right there on the host, and
+   a small one without them too (the CPU twin's DP). A big one without them
+   (:data:`ROUND_CELLS`) stops the walk for a *wide round*: that anchor
+   and the next ones with such a side (:data:`ROUND_LOOK`,
+   :data:`ROUND_CAP`) are inspected and executed again on the GPU with the
+   walls of now, one thread block per side (``ydrop_wide``: a round is
+   latency-bound, and a block sweeps an anti-diagonal 2 times faster than
+   a warp), in one launch: the inspector writes each side's traceback as it
+   goes, in a room sized from the side's last inspection
+   (:func:`_trace_room`; a side that outgrows it goes to the executor),
+   and stops a side at its stale best as above. An anchor abandoned before
    the last keep stops the walk too: a warp round re-inspects, with the
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
    long alignment just kept, whose walls now end them early). An anchor
