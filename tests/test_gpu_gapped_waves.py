@@ -92,7 +92,6 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
     # long sides split into chunks of 1024 anti-diagonals (cpu/relay.py), so 40 kb pieces have several
     monkeypatch.setattr(relay, "CHUNK", 1024)
     monkeypatch.setattr(relay, "WARM", 512)
-    monkeypatch.setattr(gpu_gapped, "TRACE_SPLIT", 8)     # with threads > 2, tracebacks in parts on threads
     batches = abandoned = taken = 0
     for args in inputs:
         ref = cpu_gapped.extend_anchors(*args)

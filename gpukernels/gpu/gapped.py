@@ -1524,7 +1524,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     work = np.empty((8, qmax), dtype=np.int32)
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = []                          # host DP buffers for long_on_host, one set per thread
-    relay_pool, relay_works = None, []      # host threads (relay_side, tracebacks) and the relay's buffers
+    relay_pool, relay_works = None, []      # threads and buffers for the sides split by relay_side
     host = np.zeros(10, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
@@ -1540,7 +1540,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
     def speculate(idx, wide=False, kind=0):
         """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round)."""
-        nonlocal store, used, synced, relay_pool
+        nonlocal store, used, synced
         c0 = clock()
         if cnt[0] > synced:
             runner.set_walls(walls, _merged_spans(K[synced:cnt[0], 0], K[synced:cnt[0], 1] + 1))
@@ -1596,11 +1596,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 stats["traced"] += int(held.sum())
         m = _choose_exec(idx, status, res_all, mem, sel)
         if m:
-            if relay_pool is None and host_threads > 2:
-                relay_pool = ThreadPoolExecutor(host_threads)
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
                                    q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats, wide,
-                                   kept, status, relay_pool and (relay_pool, host_threads))
+                                   kept, status)
             status[sel[:m]] = 2
             stats["executed"] += m
         status[idx[status[idx] == 1]] = 3
@@ -1771,13 +1769,12 @@ def _trace_row(kind, rows, seconds, extra):
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
-             ops_idx, store, used, stats, wide, kept, status, pool=None):
+             ops_idx, store, used, stats, wide, kept, status):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
 
     ``ops_idx[a]`` then locates anchor a's left and right columns in
     ``store[:used]``. A side whose rows at its best no slot holds yet keeps
-    them in a fresh one of ``kept`` (a later round may stop there). The
-    host's traceback runs on ``pool``'s threads where one is given.
+    them in a fresh one of ``kept`` (a later round may stop there).
     Returns the (grown) store and the new ``used``.
     """
     clock = time.perf_counter
@@ -1812,38 +1809,12 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
         stats["execute_s"] += c1 - c0
-        for x, piece in enumerate(_traceback_sides(pool, tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI],
-                                                   res_all[srow, R_BJ], tasks, t, q)):
+        flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI], res_all[srow, R_BJ],
+                                      tasks, t, q)
+        for x, piece in enumerate(np.split(flat, np.cumsum(lens)[:-1])):
             pieces[run[x]] = piece
         stats["traceback_s"] += clock() - c1
     return _store_columns(pieces, idx, ops_idx, store, used)
-
-
-#: sides of an executor batch traced back per host thread at least
-TRACE_SPLIT = 256
-
-
-def _traceback_sides(pool, tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
-    """:func:`_traceback_batch`'s columns, one array per side, from contiguous parts on ``pool``'s threads.
-
-    ``pool`` is None or ``(executor, threads)``.
-
-    A wave's executor batch holds thousands of sides, each walked back on
-    its own: the parts give the same columns as one call.
-    """
-    n = len(bi)
-    parts = 1 if pool is None else max(1, min(pool[1], n // TRACE_SPLIT))
-    cuts = np.linspace(0, n, parts + 1).astype(np.int64)
-
-    def part(k):
-        a, b = cuts[k], cuts[k + 1]
-        flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb[a:b], adb[a:b], bi[a:b], bj[a:b], tasks[a:b], t, q)
-        return np.split(flat, np.cumsum(lens)[:-1])
-
-    out = []
-    for pieces in (map(part, range(parts)) if parts == 1 else pool[0].map(part, range(parts))):
-        out += pieces
-    return out
 
 
 def _trace_room(stale, mem):
