@@ -170,20 +170,22 @@ def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
         assert stats["traced"] < stats["round_anchors"]    # the others went to the executor
 
 
+def _emulated(args, slots):
+    """The GPU twin on the emulator with ``slots`` slots of rows at the best (None: the budget's)."""
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    if slots is not None:
+        runner.keep_slots = slots
+        runner.arena = runner.arena[:slots]
+    return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
+
+
 @pytest.mark.parametrize("slots", [0, 40, None])
 def test_rounds_stop_at_stale_best(tandem, slots, monkeypatch):
     """A round's side stops at its stale best where its rows there are nowhere above the stale
     run's (kernel's at_stale_best): the result is the CPU's with the device keeping no rows, 40
     slots (taken back from decided anchors again and again) or as many as the budget allows."""
     monkeypatch.setattr(gpu_gapped, "HOST_STOP", False)
-    args = tandem
-    ref = cpu_gapped.extend_anchors(*args)
-    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
-    if slots is not None:
-        runner.keep_slots = slots
-        runner.arena = runner.arena[:slots]
-    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
-    assert_same_extension(got, ref)
+    assert_same_extension(_emulated(tandem, slots), cpu_gapped.extend_anchors(*tandem))
     stats = gpu_gapped.last_stats()
     print(slots, {k: stats[k] for k in ("rounds", "round_anchors", "stopped")})
     if slots == 0:
@@ -199,16 +201,9 @@ def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
     of it allow (_redo_side), else goes on to the end: the CPU's result with no rows kept (every
     big dirty side then goes to a GPU round), 40 slots, host copies dropped for decided anchors
     at every wave (a tiny HOST_CAP), and the budget's."""
-    args = tandem
-    ref = cpu_gapped.extend_anchors(*args)
-    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
-    if slots is not None:
-        runner.keep_slots = slots
-        runner.arena = runner.arena[:slots]
     if cap is not None:
         monkeypatch.setattr(gpu_gapped._KeptRows, "HOST_CAP", cap)
-    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
-    assert_same_extension(got, ref)
+    assert_same_extension(_emulated(tandem, slots), cpu_gapped.extend_anchors(*tandem))
     stats = gpu_gapped.last_stats()
     print(slots, cap, {k: stats[k] for k in ("rounds", "host_stopped", "host_why")})
     if slots == 0:

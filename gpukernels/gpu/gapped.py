@@ -552,34 +552,12 @@ def _rows_not_above(work, st, kept):
 
     ``kept`` holds the stale run's rows at its best as :class:`_KeptRows`
     stores them on the host (a header, then four rows as wide as its
-    ``kept[11]``). Values below ``NEG`` (the host's sweep does not clamp
-    them) count as ``NEG``, as a dead or unreached cell does.
+    ``kept[11]``).
     """
-    if st[cg.ST_BEST] != kept[5] or st[cg.ST_BI] != kept[6] or st[cg.ST_BJ] != kept[7]:
-        return False
-    lo1, hi1, lo2, hi2 = st[cg.ST_LO1], st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2]
     roth, rote = st[cg.ST_ROTH], st[cg.ST_ROTE]
-    h_last, h_before, e_last, f_last = (roth + 1) % 3, roth, 4 - rote, 6 - rote
-    slo, sn = kept[10], kept[11]
-    lo, hi = slo, slo + sn
-    if hi1 > lo1:
-        lo, hi = min(lo1, lo), max(hi1, hi)
-    if hi2 > lo2:
-        lo, hi = min(lo2, lo), max(hi2, hi)
-    r = kept[DUMP_HEAD:]
-    for i in range(lo, hi):
-        s = i - slo
-        ins = 0 <= s < sn
-        in1 = lo1 <= i < hi1
-        if (max(work[h_last, i], _NEG) if in1 else _NEG) > (r[s] if ins else _NEG):
-            return False
-        if (max(work[h_before, i], _NEG) if lo2 <= i < hi2 else _NEG) > (r[sn + s] if ins else _NEG):
-            return False
-        if (max(work[e_last, i], _NEG) if in1 else _NEG) > (r[2 * sn + s] if ins else _NEG):
-            return False
-        if (max(work[f_last, i], _NEG) if in1 else _NEG) > (r[3 * sn + s] if ins else _NEG):
-            return False
-    return True
+    return _not_above(work[(roth + 1) % 3], work[roth], work[4 - rote], work[6 - rote], st[cg.ST_LO1],
+                      st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2], st[cg.ST_BEST], st[cg.ST_BI], st[cg.ST_BJ], kept,
+                      kept[11])
 
 
 @njit(cache=True, nogil=True)
@@ -761,7 +739,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals.
     ``keep`` (modes 1 and 2): a slot (:data:`KEEP_W` wide) for the rows at the best cell;
     ``stale`` (mode 2): an earlier run's slot, at whose best the side stops when
-    :func:`_at_stale_best` holds (``R_STOPPED``). The tests' kernel emulator runs the kernel's
+    :func:`_not_above` holds (``R_STOPPED``). The tests' kernel emulator runs the kernel's
     logic through it.
     """
     t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0 = tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], tk[6], tk[7], tk[8]
@@ -881,8 +859,8 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
                 _dump_rows(keep, KEEP_W, H[hC], H[hB], E[eA], F[fA], d, nlo, nhi, lo1, hi1, best, bi, bj, cells,
                            traced_to, status)
         if stale is not None:
-            if d == dstale and _at_stale_best(stale, KEEP_W, H[hC], H[hB], E[eA], F[fA], nlo, nhi, lo1, hi1, best,
-                                              bi, bj):
+            if d == dstale and _not_above(H[hC], H[hB], E[eA], F[fA], nlo, nhi, lo1, hi1, best, bi, bj, stale,
+                                          KEEP_W + 2):
                 stopped = True
                 break
         hA, hB, hC = hB, hC, hA
@@ -920,13 +898,17 @@ def _dump_rows(out, w, h_last, h_before, e_last, f_last, d, lo1, hi1, lo2, hi2, 
 
 
 @njit(cache=True, nogil=True)
-def _at_stale_best(st, w, h_last, h_before, e_last, f_last, lo1, hi1, lo2, hi2, best, bi, bj):
-    """The kernel's ``at_stale_best``: this run's best and rows at the stale best's anti-diagonal
-    are the stale run's best and nowhere above its rows ``st`` (dead or unreached cells as NEG).
+def _not_above(h_last, h_before, e_last, f_last, lo1, hi1, lo2, hi2, best, bi, bj, st, stride):
+    """The kernel's ``at_stale_best``: this run's best and rows at the stale best's anti-diagonal are
+    the stale run's best and nowhere above its rows ``st`` (a header, then rows ``stride`` apart).
+
+    The rows are indexed by i (H of the anti-diagonal, of the one before, E and F), live over
+    ``[lo1, hi1)`` and ``[lo2, hi2)``; a dead or unreached cell, or a value below ``NEG`` (the
+    host's sweep does not clamp them), counts as ``NEG``.
     """
     if best != st[5] or bi != st[6] or bj != st[7]:
         return False
-    slo, sn, stride = st[10], st[11], w + 2
+    slo, sn = st[10], st[11]
     lo, hi = slo, slo + sn
     if hi1 > lo1:
         lo, hi = min(lo1, lo), max(hi1, hi)
@@ -937,14 +919,13 @@ def _at_stale_best(st, w, h_last, h_before, e_last, f_last, lo1, hi1, lo2, hi2, 
         s = i - slo
         ins = 0 <= s < sn
         in1 = lo1 <= i < hi1
-        in2 = lo2 <= i < hi2
-        if (h_last[i] if in1 else _NEG) > (r[s] if ins else _NEG):
+        if (max(h_last[i], _NEG) if in1 else _NEG) > (r[s] if ins else _NEG):
             return False
-        if (h_before[i] if in2 else _NEG) > (r[stride + s] if ins else _NEG):
+        if (max(h_before[i], _NEG) if lo2 <= i < hi2 else _NEG) > (r[stride + s] if ins else _NEG):
             return False
-        if (e_last[i] if in1 else _NEG) > (r[2 * stride + s] if ins else _NEG):
+        if (max(e_last[i], _NEG) if in1 else _NEG) > (r[2 * stride + s] if ins else _NEG):
             return False
-        if (f_last[i] if in1 else _NEG) > (r[3 * stride + s] if ins else _NEG):
+        if (max(f_last[i], _NEG) if in1 else _NEG) > (r[3 * stride + s] if ins else _NEG):
             return False
     return True
 
