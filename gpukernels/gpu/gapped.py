@@ -569,8 +569,9 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     sweep stops at that anti-diagonal D when :func:`_rows_not_above` holds,
     with the kernel's argument (``cuda/gapped.cu``): the rest of the run
     cannot change the best cell or its traceback. Else it goes on to its end,
-    as :func:`gpukernels.cpu.gapped.extend_side`. Returns its results (best,
-    cell, cells, columns, grown buffers) and whether it stopped.
+    as :func:`gpukernels.cpu.gapped.extend_side`. Returns the best cell
+    ``(i, j)``, the cells, the columns, the grown buffers and whether it
+    stopped.
     """
     tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
                                                                 q_hi, self_barrier)
@@ -1128,9 +1129,9 @@ class DeviceRunner:
         ``width``: the side's cells per anti-diagonal as far as it is known
         (its inspection's average); the chunks' band is chosen from it and
         the lead's. ``mem``: the bytes their tracebacks may take (the sides
-        of a batch run at once, each with its share of the budget). They run on a stream of their own that first waits for
-        the caller's stream as it stands now (the walls just uploaded
-        there), on the caller's device.
+        of a batch run at once, each with its share of the budget). They run
+        on a stream of their own that first waits for the caller's stream as
+        it stands now (the walls just uploaded there), on the caller's device.
         """
         cp = self.cp
         caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
@@ -1343,7 +1344,7 @@ class _KeptRows:
         return out
 
     def assign(self, rows, slots):
-        """Sides ``rows`` now hold ``slots`` (-1: none); their former slots, and fresh ones not taken, are free."""
+        """Sides ``rows`` now hold ``slots`` (-1: none); their former slots are free again."""
         rows = np.asarray(rows, dtype=np.int64)
         slots = np.broadcast_to(np.asarray(slots, dtype=np.int64), rows.shape)
         self.host_at[rows] = -1
@@ -1492,7 +1493,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     status[long_rec] = 3
     stamp = np.zeros(n, dtype=np.int64)     # kept alignments when the anchor was inspected
     res_all = np.zeros((2 * n, R_FULL_DIAGS + 1), dtype=np.int64)
-    # the device's copies of sides' rows at their best, for rounds that stop there (none on a runner without)
+    # the device's copies of sides' rows at their best, for redos that stop there (none on a runner without)
     kept = _KeptRows(int(getattr(runner, "keep_slots", 0)), 2 * n)
     band_all = np.zeros(2 * n, dtype=np.int64)
     ops_idx = np.zeros((n, 3), dtype=np.int64)
@@ -1537,7 +1538,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             kept.assign(rows, -1)
         else:
             # each side keeps its rows at its new best, and stops at its stale best where they allow
-            fresh = kept.fresh(len(rows), status) if kept.owner.size else np.full(len(rows), -1, dtype=np.int64)
+            fresh = kept.fresh(len(rows), status)
             r, b, traced = runner.inspect_traced(tasks, *room, slots=np.stack([fresh, kept.slot_of[rows]], axis=1))
             ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
             kept.assign(rows, np.where(ok, fresh, -1))
@@ -1781,7 +1782,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         tasks = tasks[np.arange(len(srow)) * 2 + srow % 2]
         keep = np.full(len(srow), -1, dtype=np.int64)
         want = np.flatnonzero(kept.slot_of[srow] < 0)
-        if len(want) and kept.owner.size:
+        if len(want):
             keep[want] = kept.fresh(len(want), status)
             kept.assign(srow[keep >= 0], keep[keep >= 0])
         c0 = clock()
