@@ -1133,15 +1133,14 @@ class DeviceRunner:
         on a stream of their own that first waits for the caller's stream as
         it stands now (the walls just uploaded there), on the caller's device.
         """
+        from . import own_stream
         cp = self.cp
         caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
 
         def chunks(starts, lead_width):
-            with cp.cuda.Device(device):
-                stream = cp.cuda.Stream(non_blocking=True)
+            with own_stream(device) as stream:
                 stream.wait_event(caller.record())
-                with stream:
-                    return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem)
+                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem)
         return chunks
 
     def relay_chunks(self, task, starts, width, mem):
