@@ -106,12 +106,14 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
 
 // Where a sweep stands after anti-diagonal d (mode 3, and the rows at the best): header d, lo1, hi1,
 // lo2, hi2 (live ranges of d and d - 1), best, bi, bj, cells, done, the rows' first i and width,
-// traced_to, status; then H of d, H of d - 1, E and F of d over the union of the live ranges, NEG
-// outside each row's own range, in rows of w + 2 ints (a header d of -1 where they are wider).
+// traced_to, status, and the sum over anti-diagonals 1..d of the best score before each (the
+// floors' sum, low and high 32 bits: the host's path check, gpu/gapped._path_holds); then H of d,
+// H of d - 1, E and F of d over the union of the live ranges, NEG outside each row's own range, in
+// rows of w + 2 ints (a header d of -1 where they are wider).
 __device__ __forceinline__ void dump_state(int* out, int w, const int* rows, int h_last, int h_before,
                                            int e_last, int f_last, int mask, int rank, int gsize, int d, int lo1,
                                            int hi1, int lo2, int hi2, int best, int bi, int bj, long long cells,
-                                           int done, int traced_to, int status)
+                                           int done, int traced_to, int status, long long bsum)
 {
     int lo = lo1, hi = hi1;
     if (hi2 > lo2) { lo = lo2 < lo1 ? lo2 : lo1; hi = hi2 > hi1 ? hi2 : hi1; }
@@ -121,7 +123,7 @@ __device__ __forceinline__ void dump_state(int* out, int w, const int* rows, int
     if (rank == 0) {
         out[0] = d; out[1] = lo1; out[2] = hi1; out[3] = lo2; out[4] = hi2; out[5] = best; out[6] = bi;
         out[7] = bj; out[8] = (int)cells; out[9] = done; out[10] = lo; out[11] = n; out[12] = traced_to;
-        out[13] = status;
+        out[13] = status; out[14] = (int)(bsum & 0xffffffffLL); out[15] = (int)(bsum >> 32);
     }
     int* r = out + DUMP_HEAD;
     for (int x = rank; x < n; x += gsize) {
@@ -222,6 +224,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
     int best = 0, bi = 0, bj = 0;
     long long cells = 0, cab = 0;
+    long long bsum = 0;     // the best before each anti-diagonal, summed (dump_state)
     int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
     int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;   // the region at the best
     int d = 0;
@@ -230,7 +233,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         // mode 3: after anti-diagonal dchk, alive (the rows of d - 1 and d - 2 are intact until d's writes)
         if (CHUNK && d - 1 == dchk)
             dump_state(dump_chk, band, rows, hB, hA, eB, fB, mask, rank, gsize, d - 1, lo1, hi1, lo2, hi2, best, bi,
-                       bj, cells, 0, traced_to, status);
+                       bj, cells, 0, traced_to, status, bsum);
         if ((long long)d > (long long)qn + tn) { ended = true; break; }
         if (d > dstop) break;
         if (mode != 1 && d > dcap) { status = 2; break; }
@@ -246,6 +249,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (tracing) traced_to = d;
         if (tracing && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = cells; }
         const int floor_ = best - ydrop;
+        bsum += best;
         int dbest = NEG, dbi = -1, nlo = hi, nhi = lo;
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
         const int* EB = rows + eB; int* EA = rows + eA;
@@ -334,7 +338,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             // the rows of d are complete (the reduction's barrier), those of d - 1 intact until d + 2
             if (keep && (mode == 2 || d == dstop))
                 dump_state(keep, dump_w, rows, hC, hB, eA, fA, mask, rank, gsize, d, nlo, nhi, lo1, hi1, best, bi,
-                           bj, cells, 0, traced_to, status);
+                           bj, cells, 0, traced_to, status, bsum);
         }
         if (d == dstale && at_stale_best<WIDE>(stale, dump_w, rows, hC, hB, eA, fA, mask, rank, gsize, nlo, nhi,
                                                lo1, hi1, best, bi, bj)) {
@@ -350,7 +354,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
     if (CHUNK)   // after the loop's last barrier: every row write of the last anti-diagonal is done
         dump_state(dump_end, band, rows, hB, hA, eB, fB, mask, rank, gsize, last, lo1, hi1, lo2, hi2, best, bi, bj,
-                   cells, ended, traced_to, status);
+                   cells, ended, traced_to, status, bsum);
     if (rank == 0 && mode != 1) {
         long long* r = res + (long long)R_N * task;
         r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;

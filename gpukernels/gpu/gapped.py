@@ -70,7 +70,7 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.buffers import grow, grow_rows
-from ..cpu.gapped import OP_D, OP_I, OP_X
+from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import relay_side
 
 #: anchors inspected per wave at most
@@ -103,6 +103,9 @@ KEEP_SHARE = 8
 #: the walk redoes a dirty side whose stale rows come back to the host itself, stopping at the stale
 #: best (False: such sides go to GPU rounds as the others; the tests of rounds and benchmarks compare)
 HOST_STOP = True
+#: a dirty side whose stale path provably holds with the walls of now is taken without a DP (_path_holds;
+#: False: every dirty side is redone, for benchmarks and tests to compare)
+PATH_CHECK = True
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
@@ -370,13 +373,17 @@ def _choose_exec(idx, status, res_all, mem, sel):
 
 
 @njit(cache=True, nogil=True)
-def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents):
-    """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose region an alignment kept since its inspection touches.
+def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, held):
+    """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose result an alignment kept since its inspection may change.
 
-    The answer is remembered in the side's ``R_CHECKED`` column (the walk
-    and every round's look-ahead ask again about the same anchors): a side
-    found clean is checked next time only against the alignments kept since,
-    and a dirty side stays dirty until it is inspected again.
+    A side is dirty when such an alignment touches its region
+    (:func:`_side_dirty`) and its stale result does not provably hold with
+    the walls of now (:func:`_path_holds`; ``held`` is its context, see
+    :func:`_held_context`). The answer is remembered in the side's
+    ``R_CHECKED`` column (the walk and every round's look-ahead ask again
+    about the same anchors): a side found clean is checked next time only
+    against the alignments kept since, and a dirty side stays dirty until it
+    is inspected again.
     """
     if stamp[a] >= cnt[0]:
         return 0
@@ -390,7 +397,8 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
         k_lo = max(stamp[a], known)
         if k_lo >= cnt[0]:
             continue
-        if _side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents):
+        if (_side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
+                and not _path_holds(a, side, *held)):
             r[R_CHECKED] = -(stamp[a] + 1)
             out |= 1 << side
         else:
@@ -399,8 +407,116 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
 
 
 @njit(cache=True, nogil=True)
+def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
+                  t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
+    """The arguments of :func:`_path_holds` past the anchor and side, as one tuple for the dirty checks."""
+    return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi,
+            q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
+
+
+@njit(cache=True, nogil=True)
+def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
+                t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
+    """Does side ``side`` of executed anchor ``a`` keep its stale result with the walls of now, DP or not?
+
+    The walls only grew since the stale run S; call the run with the walls
+    of now N. Four tests, on S's path (columns ``store``, from the anchor
+    outwards) and its rows at the best as the device kept them (``rows_host``,
+    ``rows_at``; without them, or without ``check``, :data:`PATH_CHECK`, no):
+
+    1. no cell of the path is on a wall;
+    2. the best score before each anti-diagonal d up to the best one D,
+       summed, is the kernel's (the rows' header): so S's best before each d
+       was a score on its path (the path's running best is at most S's at
+       every d, so equal sums mean equal at every d);
+    3. every cell of the path scores at least its anti-diagonal's floor,
+       also where the path is in a gap (there S's cell may have lived by
+       another score);
+    4. where the path skips an anti-diagonal (a substitution from (i, j)),
+       one of (i + 1, j) and (i, j + 1) is off the walls and the barrier and
+       the gap into it from (i, j) clears the floor.
+
+    Then, by induction over the anti-diagonals up to D: N's floors are S's
+    (its best before each d is at least the path's, by 1 and 3, and at most
+    S's, as N's cells are nowhere above S's when the floors agree, the cell
+    rules being monotone and the walls only more), the path's cells score
+    the same in N and live (the max over the same path step, no more than
+    S's), every anti-diagonal up to D keeps a live cell (4), and each path
+    cell's traceback byte is the same (the option taken scores the same, the
+    others no more, so the preferred one among equals stays). Past D, N's
+    cells are nowhere above S's, below B: the best cell, score and traceback
+    are S's (the argument of the kernel's ``at_stale_best``). Only the
+    cells of the y-drop tail may change.
+    """
+    at = rows_at[2 * a + side]
+    if not check or status[a] != 2 or at < 0:
+        return False
+    kept = rows_host[at:at + DUMP_HEAD]
+    dstale = kept[0]
+    if dstale < 1 or kept[6] + kept[7] != dstale:
+        return False
+    tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(side == 1, t, q, t_rev, q_rev, anchor_q[a],
+                                                                anchor_t[a], t_lo[a], t_hi[a], q_lo[a], q_hi[a],
+                                                                self_barrier)
+    goe = gap_open + gap_ext
+    ops = store[ops_idx[a, side]:ops_idx[a, side + 1]]
+    i = j = d = 0
+    p = 0           # the path's score at its cell (of the cell's state: H, or E / F in a gap)
+    run = 0         # the best substitution-ending score on the path so far (the origin's 0 first)
+    rsum = 0        # run before each anti-diagonal 1..d, summed
+    prev = -1
+    for x in range(ops.shape[0]):
+        op = ops[x]
+        if op == OP_EQ or op == OP_X:
+            if p - goe < run - ydrop:
+                return False
+            if (_cell_walled(i + 1, j, bar, wq0, wt0, wdir, walls)
+                    and _cell_walled(i, j + 1, bar, wq0, wt0, wdir, walls)):
+                return False
+            i += 1
+            j += 1
+            p += matrix[tA[T0 - j], qA[Q0 + i]]
+            rsum += 2 * run
+            d += 2
+        else:
+            p -= gap_ext if op == prev else goe
+            if op == OP_D:
+                j += 1
+            else:
+                i += 1
+            rsum += run
+            d += 1
+        if p < run - ydrop or _cell_walled(i, j, bar, wq0, wt0, wdir, walls):
+            return False
+        if (op == OP_EQ or op == OP_X) and p > run:
+            run = p
+        prev = op
+    bsum = (np.int64(kept[15]) << 32) | (np.int64(kept[14]) & 0xffffffff)
+    if d != dstale or i != kept[6] or j != kept[7] or p != kept[5] or rsum != bsum:
+        return False
+    host[10] += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _cell_walled(i, j, bar, wq0, wt0, wdir, walls):
+    """Is a side's cell (i, j) dead by position: on the barrier or on a wall (``side_dp``'s rule)?"""
+    if j - i == bar:
+        return True
+    lt = wt0 + wdir * j
+    lq = wq0 + wdir * i
+    for k in range(walls.shape[1]):
+        whi = walls[lt, k, 1]
+        if whi == 0:
+            break
+        if walls[lt, k, 0] <= lq < whi:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
-               ents, rows_at):
+               ents, held):
     """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
     A dirty side whose stale rows at its best the host holds (``rows_at``,
@@ -412,7 +528,9 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     the GPU, and a long narrow one too (a block's time grows with the
     anti-diagonals, the host's with the cells).
     """
-    redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents)
+    redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents,
+                        held)
+    rows_at = held[5]
     big = False
     for side in range(2):
         r = res_all[2 * a + side]
@@ -424,7 +542,7 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
 
 @njit(cache=True, nogil=True)
 def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_q, anchor_t, K, op_off, ops_all,
-            run_off, runs, head, ents, rows_at, sel):
+            run_off, runs, head, ents, held, sel):
     """The next round's anchors, from the undecided ones of [a, end), ``a`` itself first.
 
     Where the walk stopped at an anchor the inspector abandoned (status 5),
@@ -447,7 +565,7 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
             status[b] = 4
             continue
         if kind == 2 and not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                         run_off, runs, head, ents, rows_at)[1]:
+                                         run_off, runs, head, ents, held)[1]:
             continue
         if taken == cap:
             break
@@ -458,7 +576,7 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
 
 @njit(cache=True, nogil=True)
 def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
-                runs, head, ents, sel):
+                runs, head, ents, held, sel):
     """Anchors to extend on host threads at once: ``a``, then up to ``cap - 1`` more from ``(a, end)``.
 
     ``a`` was abandoned by the inspector and is still long with the walls of
@@ -487,7 +605,7 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
                 near = True
                 break
         if near or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
-                                head, ents):
+                                head, ents, held):
             continue
         sel[taken] = b
         taken += 1
@@ -667,21 +785,24 @@ def _compact_rows(rows_host, rows_at, status):
 @njit(cache=True, nogil=True)
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
-          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, rows_host,
-          rows_at):
+          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held):
     """The sequential rule over the undecided anchors of [pos, end), up to the first that needs a GPU round.
 
     An anchor with a GPU traceback (status 2) takes each side's result unless
-    an alignment kept since its inspection touches that side's region. A
-    dirty side is extended here by the host's DP with the current walls
-    (stopped at its stale best where the rows the host holds of it allow,
-    :func:`_redo_side`), and so are both sides of a host-only anchor (status
-    3) (``host`` counts anchors, cells, dirty sides, anchors by status and
-    sides stopped), unless it is big (:func:`_big_dirty`): then the walk
-    stops for a GPU round with the walls of now. It stops too at an anchor
-    the inspector abandoned (status 5).
+    an alignment kept since its inspection touches that side's region and
+    the side's path does not provably hold (:func:`_dirty_sides`, with
+    ``held`` from :func:`_held_context`, which also holds the host's copies
+    of rows at the best). A dirty side is extended here by the host's DP
+    with the current walls (stopped at its stale best where the rows the
+    host holds of it allow, :func:`_redo_side`), and so are both sides of a
+    host-only anchor (status 3) (``host`` counts anchors, cells, dirty
+    sides, anchors by status, sides stopped and sides held), unless it is
+    big (:func:`_big_dirty`): then the walk stops for a GPU round with the
+    walls of now. It stops too at an anchor the inspector abandoned (status
+    5).
     Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
+    rows_host, rows_at = held[4], held[5]
     for a in range(pos, end):
         st = status[a]
         if st == 4:
@@ -696,7 +817,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         redo = 3
         if st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                   run_off, runs, head, ents, rows_at)
+                                   run_off, runs, head, ents, held)
             if big:
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
@@ -761,6 +882,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     if keep is not None:
         keep[0] = -1
     dstale, stopped = -1, False
+    bsum = 0
     if stale is not None and goe > 0 and stale[0] >= 1 and stale[6] + stale[7] == stale[0]:
         dstale = stale[0]
     while True:
@@ -786,6 +908,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
             tb_lo[adb + d] = lo
             tb_off[adb + d] = ntb
         floor = best - ydrop
+        bsum += best
         dbest, dbi, nlo, nhi = _NEG, -1, hi, lo
         for i in range(lo, hi):
             j = d - i
@@ -858,7 +981,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
             bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
             if keep is not None and (mode == 2 or d == dstop):
                 _dump_rows(keep, KEEP_W, H[hC], H[hB], E[eA], F[fA], d, nlo, nhi, lo1, hi1, best, bi, bj, cells,
-                           traced_to, status)
+                           traced_to, status, bsum)
         if stale is not None:
             if d == dstale and _not_above(H[hC], H[hB], E[eA], F[fA], nlo, nhi, lo1, hi1, best, bi, bj, stale,
                                           KEEP_W + 2):
@@ -877,7 +1000,7 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
 
 @njit(cache=True, nogil=True)
 def _dump_rows(out, w, h_last, h_before, e_last, f_last, d, lo1, hi1, lo2, hi2, best, bi, bj, cells, traced_to,
-               status):
+               status, bsum):
     """The kernel's ``dump_state`` for a side's rows at its best (rows indexed by i, not cyclic)."""
     lo, hi = lo1, hi1
     if hi2 > lo2:
@@ -887,7 +1010,9 @@ def _dump_rows(out, w, h_last, h_before, e_last, f_last, d, lo1, hi1, lo2, hi2, 
     if n > stride:
         out[0] = -1
         return
-    out[:14] = np.array([d, lo1, hi1, lo2, hi2, best, bi, bj, cells, 0, lo, n, traced_to, status], dtype=np.int64)
+    low = bsum & 0xffffffff
+    out[:16] = np.array([d, lo1, hi1, lo2, hi2, best, bi, bj, cells, 0, lo, n, traced_to, status,
+                         low - (1 << 32) if low >= 1 << 31 else low, bsum >> 32], dtype=np.int64)
     r = out[DUMP_HEAD:]
     for x in range(n):
         i = lo + x
@@ -1506,7 +1631,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = []                          # host DP buffers for long_on_host, one set per thread
     relay_pool, relay_works = None, []      # threads and buffers for the sides split by relay_side
-    host = np.zeros(10, dtype=np.int64)
+    host = np.zeros(11, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
@@ -1666,6 +1791,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
     started = last_note = clock()
 
+    def held_now():
+        """The dirty checks' context (:func:`_held_context`) over the arrays as they stand."""
+        return _held_context(PATH_CHECK, status, anchor_q, anchor_t, kept.host, kept.host_at, store, ops_idx, walls,
+                             t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext,
+                             ydrop, host)
+
     def progress(done):
         """A log line every :data:`PROGRESS_S` seconds: long extensions take minutes."""
         nonlocal last_note
@@ -1691,24 +1822,25 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                 t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                 ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                round_cells, kept.host, kept.host_at)
+                round_cells, held_now())
             stats["walk_s"] += clock() - c0
             progress(a)
             if a == end:
                 break
+            held = held_now()
             if status[a] == 5 and not _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                                   run_off, runs, head, ents):
+                                                   run_off, runs, head, ents, held):
                 # still abandoned with the walls of now: a long extension, for host threads
                 c0 = clock()
                 m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q,
-                                anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, sel)
+                                anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, held, sel)
                 long_on_host(sel[:m].copy())
                 stats["long_s"] += clock() - c0
                 continue
             c0 = clock()
             wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
             m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
-                        anchor_t, K, op_off, ops_all, run_off, runs, head, ents, kept.host_at, sel)
+                        anchor_t, K, op_off, ops_all, run_off, runs, head, ents, held, sel)
             c1 = clock()
             stats["form_s"] += c1 - c0
             stats["rounds"] += 1
@@ -1719,6 +1851,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
+    stats["path_held"] = int(host[10])
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
