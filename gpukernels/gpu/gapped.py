@@ -1636,7 +1636,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0)
+                 stopped=0, abandoned_cells=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1688,6 +1688,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         status[idx[failed.any(axis=1)]] = 3
         status[idx[gave_up.any(axis=1) & ~(failed & ~gave_up).any(axis=1)]] = 5
         stats["abandoned"] += int((status[idx] == 5).sum())
+        stats["abandoned_cells"] += int(r[r[:, R_STATUS] == 2, R_CELLS].sum())
         if traced is not None:
             # the anchors whose tracebacks came back with the inspection
             held = (status[idx] == 1) & ((r[:, R_TRACED] != 0) | (r[:, R_BI] + r[:, R_BJ] == 0)).reshape(-1, 2).all(
