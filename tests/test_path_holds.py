@@ -20,18 +20,18 @@ SC = Scoring()
 MATRIX = np.ascontiguousarray(SC.matrix, dtype=np.int32)
 
 
-def _pair(rng, n):
-    """A random target, a copy with 8 % substitutions and short indels (0.2 %), and where each target letter went
-    in the copy (-1: deleted)."""
+def _pair(rng, n, indels=0.002):
+    """A random target, a copy with 8 % substitutions and short indels (``indels`` per letter, half
+    of them insertions), and where each target letter went in the copy (-1: deleted)."""
     t = rng.integers(0, 4, n).astype(np.uint8)
     q = []
     to_q = np.full(n, -1, dtype=np.int64)
     x = 0
     while x < n:
         u = rng.random()
-        if u < 0.001:
+        if u < indels / 2:
             x += int(rng.integers(1, 6))            # deletion from the copy
-        elif u < 0.002:
+        elif u < indels:
             q.extend(rng.integers(0, 4, int(rng.integers(1, 6))).tolist())
         else:
             to_q[x] = len(q)
@@ -84,10 +84,10 @@ def _holds(t, q, right, aq, at, walls, barrier, ops, keep):
                           np.zeros(11, np.int64))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_a_held_side_is_the_redo(seed):
+@pytest.mark.parametrize("seed, indels", [(s, 0.002) for s in range(6)] + [(s, 0.01) for s in range(6, 9)])
+def test_a_held_side_is_the_redo(seed, indels):
     rng = np.random.default_rng(seed)
-    t, q, to_q = _pair(rng, 3000)
+    t, q, to_q = _pair(rng, 3000, indels)
     held = changed = 0
     for _ in range(40):
         right = bool(rng.integers(2))
