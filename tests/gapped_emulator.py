@@ -11,8 +11,8 @@ import numpy as np
 
 from gpukernels.cpu.gapped import _flat_matrix
 from gpukernels.cpu.relay import speculative_chunk
-from gpukernels.gpu.gapped import (DCAP, R_CAB, R_N, WIDE_BAND, _keep_stride, _packed_bases, keep_slots,
-                                   side_dp as _task)
+from gpukernels.gpu.gapped import (DCAP, R_CAB, R_N, WIDE_BAND, _keep_stride, _packed_bases, _traceback_batch,
+                                   keep_slots, side_dp as _task)
 
 
 class EmuRunner:
@@ -108,7 +108,7 @@ class EmuRunner:
         band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)
         return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1])
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False, keep=None):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)
         tb_lo = np.zeros(max(ad_total, 1), dtype=np.int32)
         tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)
@@ -117,4 +117,5 @@ class EmuRunner:
             _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
                   band[x], 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x],
                   keep=self._slot(keep[x]) if keep is not None else None)
-        return tb, tb_lo, tb_off
+        # the device walks the tracebacks back itself (ydrop_trace): the host's walk gives the same columns
+        return _traceback_batch(tb, tb_lo, tb_off, tbb, adb, np.asarray(bi), np.asarray(bj), tasks, self.t, self.q)

@@ -446,3 +446,55 @@ extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int nta
         out_ad[2 * (apos + k) + 1] = k ? tb_off[ad_base[task] + k] : 0;
     }
 }
+
+// After a mode 1 launch, one thread per task: the columns of the path from the task's best cell
+// (bi, bj) back to the origin, read from its traceback bytes (tb from tb_base[task], anti-diagonal
+// d's first cell tb_lo[ad_base[task] + d] and offset tb_off[...]): the walk of cpu/gapped's
+// traceback_steps. They go to out[out_base[task] .. out_base[task] + bi + bj), origin first and
+// ending at the slot's end (a path has at most bi + bj columns); lens[task] is their count. Column
+// codes as cpu/gapped: 0 equal letters, 1 mismatch, 2 gap in the target (I), 3 gap in the query (D).
+extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__ tasks,
+                                       const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                       const unsigned char* __restrict__ tb, const int* __restrict__ tb_lo,
+                                       const long long* __restrict__ tb_off, const long long* __restrict__ tb_base,
+                                       const long long* __restrict__ ad_base, const long long* __restrict__ bi,
+                                       const long long* __restrict__ bj, const long long* __restrict__ out_base,
+                                       unsigned char* __restrict__ out, long long* __restrict__ lens)
+{
+    const int task = blockIdx.x * blockDim.x + threadIdx.x;
+    if (task >= ntasks) return;
+    const long long* tk = tasks + 9LL * task;
+    const long long tstep = tk[1], qstep = tk[4];
+    const long long tbase = tk[0] - tstep, qbase = tk[3] - qstep;
+    const unsigned char* tbt = tb + tb_base[task];
+    const int* lo = tb_lo + ad_base[task];
+    const long long* off = tb_off + ad_base[task];
+    long long i = bi[task], j = bj[task];
+    unsigned char* end = out + out_base[task] + i + j;   // columns go backwards from here
+    long long n = 0;
+    int state = 0;
+    while (i > 0 || j > 0) {
+        const long long dd = i + j;
+        const unsigned char byte = tbt[off[dd] + i - lo[dd]];
+        if (state == 0) {
+            const int src = byte & 3;
+            if (src == 0) {
+                const unsigned char tc = t[tbase + tstep * j], qc = q[qbase + qstep * i];
+                *(end - 1 - n) = (tc == qc && tc < 4) ? 0 : 1;
+                ++n; --i; --j;
+                continue;
+            }
+            state = src;
+        }
+        if (state == 1) {
+            *(end - 1 - n) = 3;
+            ++n; --j;
+            if (!(byte & 4)) state = 0;
+        } else {
+            *(end - 1 - n) = 2;
+            ++n; --i;
+            if (!(byte & 8)) state = 0;
+        }
+    }
+    lens[task] = n;
+}

@@ -116,6 +116,9 @@ ROUND_CAP = 32
 LONG_APART = 64
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 12
+#: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
+#: offset (8) and at most one column of the path
+_ROW_BYTES = 13
 _FAR = 1 << 62
 _NEG = -(1 << 29)
 _MAXLEN = 1 << 30
@@ -367,7 +370,7 @@ def _choose_exec(idx, status, res_all, mem, sel):
             r = res_all[2 * a + side]
             dd = r[R_BI] + r[R_BJ]
             if dd > 0:
-                need += r[R_CAB] + 12 * (dd + 1)
+                need += r[R_CAB] + _ROW_BYTES * (dd + 1)
         if need <= mem:
             sel[taken] = a
             taken += 1
@@ -712,6 +715,18 @@ def _host_region(r, tb_off, tb_lo, cells):
         if tb_off[d + 1] == cells + 1:
             break
     r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX], r[R_DIAGS], r[R_STATUS] = imax, jmax, kmin, kmax, d, 0
+
+
+@njit(cache=True, nogil=True)
+def _slot_columns(out, obase, size, lens):
+    """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts."""
+    flat = np.empty(lens.sum(), dtype=np.uint8)
+    at = 0
+    for x in range(lens.shape[0]):
+        end = obase[x] + size[x]
+        flat[at:at + lens[x]] = out[end - lens[x]:end]
+        at += lens[x]
+    return flat, lens
 
 
 @njit(cache=True, nogil=True)
@@ -1167,6 +1182,7 @@ class DeviceRunner:
         self._kernels = {}                  # (band, wide) -> kernel and launch shape (_kernel)
         from ..cuda import get_kernel
         self._pack = get_kernel("gapped", "ydrop_pack")
+        self._trace = get_kernel("gapped", "ydrop_trace")
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -1297,25 +1313,40 @@ class DeviceRunner:
         band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
         return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, wide=False, keep=None):
-        """Tracebacks of the tasks: host arrays tb (bytes; pinned, valid until the next call), tb_lo, tb_off.
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
+        """The columns of the tasks' paths to their best cells ``(bi, bj)``: one flat array, and each task's count.
 
-        ``keep``: the slot where each task keeps its rows at its best (-1: none), :class:`_KeptRows`.
+        The executor writes each task's traceback bytes (mode 1, up to
+        anti-diagonal ``dstop``) at ``tbb`` (``tb_total`` bytes in all) and
+        its anti-diagonal rows at ``adb``; ``ydrop_trace`` then walks them
+        back on the device, one thread per task, so only the columns come
+        back. ``keep``: the slot where each task keeps its rows at its best
+        (-1: none), :class:`_KeptRows`.
         """
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(ad_total, 1), dtype=cp.int32)
         tb_off = cp.empty(max(ad_total, 1), dtype=cp.int64)
         use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
+        d_tasks = cp.asarray(np.ascontiguousarray(tasks, dtype=np.int64))
+        d_tbb, d_adb = cp.asarray(tbb), cp.asarray(adb)
         for b in np.unique(band):
             sel = np.flatnonzero(band == b)
             slots = None
             if use:
                 slots = cp.asarray(np.stack([keep[sel], np.full(len(sel), -1)], axis=1).astype(np.int64))
-            self._launch(cp.asarray(tasks[sel]), 1, int(b), wide, dstop=cp.asarray(dstop[sel]),
-                         tbb=cp.asarray(tbb[sel]), adb=cp.asarray(adb[sel]), tb=tb, tb_lo=tb_lo, tb_off=tb_off,
-                         slots=slots)
-        return self._to_host(tb, "tb"), cp.asnumpy(tb_lo), cp.asnumpy(tb_off)
+            self._launch(d_tasks[sel], 1, int(b), wide, dstop=cp.asarray(dstop[sel]), tbb=d_tbb[sel],
+                         adb=d_adb[sel], tb=tb, tb_lo=tb_lo, tb_off=tb_off, slots=slots)
+        n = len(tasks)
+        size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
+        obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+        out = cp.empty(max(int(size.sum()), 1), dtype=cp.uint8)
+        lens = cp.empty(n, dtype=cp.int64)
+        self._trace(((n + 127) // 128,), (128,),
+                    (np.int32(n), d_tasks, self.t, self.q, tb, tb_lo, tb_off, d_tbb, d_adb, cp.asarray(bi),
+                     cp.asarray(bj), cp.asarray(obase), out, lens))
+        self.launches += 1
+        return _slot_columns(cp.asnumpy(out), obase, size, cp.asnumpy(lens))
 
     def kept_rows(self, slots):
         """The rows kept in ``slots`` (a header and four rows of :data:`KEEP_W` + 2 ints each), on the host.
@@ -1781,7 +1812,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         m = _choose_exec(idx, status, res_all, mem, sel)
         if m:
             store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
-                                   q_lo, q_hi, self_barrier, t, q, mem, ops_idx, store, used, stats, wide,
+                                   q_lo, q_hi, self_barrier, mem, ops_idx, store, used, stats, wide,
                                    kept, status)
             status[sel[:m]] = 2
             stats["executed"] += m
@@ -1960,8 +1991,8 @@ def _trace_row(kind, rows, seconds, extra):
             int(rows[:, R_CELLS].sum()), seconds, extra)
 
 
-def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, t, q, mem,
-             ops_idx, store, used, stats, wide, kept, status):
+def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, mem, ops_idx,
+             store, used, stats, wide, kept, status):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
 
     ``ops_idx[a]`` then locates anchor a's left and right columns in
@@ -1972,7 +2003,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     clock = time.perf_counter
     side_rows = _side_rows(idx)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
-    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + 12 * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
+    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
     pieces = [np.zeros(0, dtype=np.uint8)] * len(side_rows)
     start = 0
     while start < len(idx):
@@ -1996,13 +2027,11 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
             keep[want] = kept.fresh(len(want), status)
             kept.assign(srow[keep >= 0], keep[keep >= 0])
         c0 = clock()
-        tb, tb_lo, tb_off = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
-                                           wide, keep)
+        flat, lens = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
+                                    res_all[srow, R_BI], res_all[srow, R_BJ], wide, keep)
         kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
         stats["execute_s"] += c1 - c0
-        flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, res_all[srow, R_BI], res_all[srow, R_BJ],
-                                      tasks, t, q)
         for x, piece in enumerate(np.split(flat, np.cumsum(lens)[:-1])):
             pieces[run[x]] = piece
         stats["traceback_s"] += clock() - c1
