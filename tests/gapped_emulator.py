@@ -7,6 +7,9 @@ buffer, so the host side of the GPU twin can be checked without a GPU.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 
 from gpukernels.cpu.gapped import _flat_matrix
@@ -32,9 +35,27 @@ class EmuRunner:
         self.wide_band = wide_band
         self.launches = 0
         self.band_retries = 0
+        self._walls_bg = None
+        self._tl = threading.local()
         self._z8 = np.zeros(1, dtype=np.uint8)
         self._z32 = np.zeros(1, dtype=np.int32)
         self._z64 = np.zeros(1, dtype=np.int64)
+
+    def _walls_now(self):
+        walls = getattr(self._tl, "walls", None)
+        return self.walls if walls is None else walls
+
+    def snapshot_walls(self):
+        """DeviceRunner's: the walls as they stand, for a wave speculated beside the walk."""
+        self._walls_bg = self.walls.copy()
+
+    @contextlib.contextmanager
+    def background(self, ready):
+        self._tl.walls = self._walls_bg
+        try:
+            yield
+        finally:
+            self._tl.walls = None
 
     def _slot(self, s):
         return self.arena[s] if s >= 0 and self.keep_slots else None
@@ -70,7 +91,7 @@ class EmuRunner:
         self.launches += 1
         for x, tk in enumerate(tasks):
             for b in bands:
-                r = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
+                r = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
                           b, 0, 0, self._z8, 0, self._z32, self._z64, 0, dcap)
                 out[x] = r
                 if r[9] == 0:
@@ -90,7 +111,7 @@ class EmuRunner:
             lo = np.zeros(max(int(ad_room[x]), 1), dtype=np.int32)
             off = np.zeros(max(int(ad_room[x]), 1), dtype=np.int64)
             keep, stale = (self._slot(slots[x][0]), self._slot(slots[x][1])) if slots is not None else (None, None)
-            out[x] = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
+            out[x] = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
                            self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30, int(tb_room[x]), int(ad_room[x]),
                            keep, stale)
             scratch.append((tb, lo, off))
@@ -114,7 +135,7 @@ class EmuRunner:
         tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)
         self.launches += 1
         for x, tk in enumerate(tasks):
-            _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self.walls,
+            _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
                   band[x], 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x],
                   keep=self._slot(keep[x]) if keep is not None else None)
         # the device walks the tracebacks back itself (ydrop_trace): the host's walk gives the same columns

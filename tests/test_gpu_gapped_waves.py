@@ -227,3 +227,20 @@ def test_run_in_region_is_the_points_one_by_one():
         want = any(gpu_gapped._in_region(lq + s, lt + s, aq, at, side, imax, jmax, kmin, kmax, dmax)
                    for s in range(1, n + 1))
         assert gpu_gapped._run_in_region(lq, lt, n, aq, at, side, imax, jmax, kmin, kmax, dmax) == want
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_waves_beside_the_walk(tandem, overlap, monkeypatch):
+    """The next wave is inspected and executed (on its own thread, with a copy of the walls) while
+    the host walks this one (OVERLAP_WAVES): its results are stamped with the walls it saw, so the
+    walk checks them as any other. The CPU's result either way."""
+    monkeypatch.setattr(gpu_gapped, "OVERLAP_WAVES", overlap)
+    args = tandem
+    ref = cpu_gapped.extend_anchors(*args)
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=16, runner=runner, round_cells=0)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.last_stats()
+    print(overlap, {k: stats[k] for k in ("waves", "waves_beside", "rounds", "host_stopped")})
+    assert stats["waves"] > 3
+    assert stats["waves_beside"] == (stats["waves"] - 1 if overlap else 0)

@@ -60,6 +60,7 @@ calling thread's last call are in :func:`last_stats`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -108,6 +109,8 @@ HOST_STOP = True
 PATH_CHECK = True
 #: substitutions along the diagonal a stale path leaves for a gap, taken as witnesses of its best (_path_holds)
 BRANCH = 64
+#: the next wave is inspected and executed on the GPU while the host walks this one
+OVERLAP_WAVES = True
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them
 ROUND_LOOK = 64
 ROUND_CAP = 32
@@ -1173,6 +1176,11 @@ class DeviceRunner:
         self.keep_slots = keep_slots(mem)
         self._arena = None
         self.mem = mem - self.keep_slots * 4 * _keep_stride()
+        # a copy of the walls for a wave speculated beside the walk (background), and which walls this
+        # thread's launches read
+        self.device_id = cp.cuda.Device().id
+        self._walls_bg = None
+        self._tl = threading.local()
         self.launches = 0
         self.band_retries = 0
         # stand-ins for the buffers a mode does not use (allocated once: a round's launches are short)
@@ -1206,6 +1214,38 @@ class DeviceRunner:
         rows = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(spans[:, 0] - (np.cumsum(size) - size), size)
         self.walls[self._to_device(rows, "wall_rows")] = self._to_device(walls[rows], "wall_values")
 
+    def _walls_now(self):
+        """The walls this thread's launches read (:meth:`background`)."""
+        walls = getattr(self._tl, "walls", None)
+        return self.walls if walls is None else walls
+
+    def snapshot_walls(self):
+        """Copy the walls as they stand (after the uploads queued so far) for a background wave.
+
+        Returns the event the background's stream waits for. The copy is
+        taken again for each wave, after the wave before has finished.
+        """
+        if self._walls_bg is None:
+            self._walls_bg = self.cp.empty_like(self.walls)
+        self._walls_bg[...] = self.walls
+        return self.cp.cuda.get_current_stream().record()
+
+    @contextlib.contextmanager
+    def background(self, ready):
+        """Launches of the calling thread (another than the walk's) on a stream of their own, after
+        ``ready``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile."""
+        cp = self.cp
+        with cp.cuda.Device(self.device_id):
+            stream = cp.cuda.Stream(non_blocking=True)
+            stream.wait_event(ready)
+            self._tl.walls = self._walls_bg
+            try:
+                with stream:
+                    yield
+                stream.synchronize()
+            finally:
+                self._tl.walls = None
+
     def _kernel(self, band, wide):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
 
@@ -1237,7 +1277,7 @@ class DeviceRunner:
             dump, dump_w = self._arena, KEEP_W
         k(((n + tpb - 1) // tpb,), (threads,),
           (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
-           np.int32(self.gap_ext), np.int32(self.ydrop), self.walls, np.int32(self.nslot), np.int32(band),
+           np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
            np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
            dstop if dstop is not None else z,
            tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
@@ -1550,20 +1590,35 @@ class _KeptRows:
         self.host = np.empty(1 << 16, dtype=np.int32)
         self.host_at = np.full(nsides, -1, dtype=np.int64)
         self.used = 0
+        #: the walk's rounds and a wave speculated beside it change slots and copies from two threads
+        self.lock = threading.RLock()
 
     def fetch(self, runner, rows, slots):
-        """Copy the rows that sides ``rows`` just kept in ``slots`` to the host (where :data:`HOST_STOP`)."""
+        """Copy the rows that sides ``rows`` just kept in ``slots`` to the host (where :data:`HOST_STOP`).
+
+        The store only grows here, so a walk that holds the store of before
+        still reads every row it had.
+        """
         rows, slots = np.asarray(rows, dtype=np.int64), np.asarray(slots, dtype=np.int64)
         if len(rows) and HOST_STOP:
-            self.host, self.used = _put_rows(self.host, self.used, self.host_at, rows, runner.kept_rows(slots))
+            with self.lock:
+                self.host, self.used = _put_rows(self.host, self.used, self.host_at, rows, runner.kept_rows(slots))
 
     def compact(self, status):
-        """Drop the host copies of decided anchors' rows once they take more than :data:`HOST_CAP` ints."""
+        """Drop the host copies of decided anchors' rows once they take more than :data:`HOST_CAP` ints.
+
+        Only between walks, with no wave speculated beside them.
+        """
         if self.used > self.HOST_CAP:
-            self.host, self.used = _compact_rows(self.host, self.host_at, status)
+            with self.lock:
+                self.host, self.used = _compact_rows(self.host, self.host_at, status)
 
     def fresh(self, count, status):
         """``count`` free slots (-1 where none is left), reclaiming those of decided anchors if needed."""
+        with self.lock:
+            return self._fresh(count, status)
+
+    def _fresh(self, count, status):
         if len(self.free) < count:
             held = np.flatnonzero(self.owner >= 0)
             done = held[status[self.owner[held] // 2] == 4]
@@ -1576,7 +1631,11 @@ class _KeptRows:
         return out
 
     def assign(self, rows, slots):
-        """Sides ``rows`` now hold ``slots`` (-1: none); their former slots are free again."""
+        """Sides ``rows`` now hold ``slots`` (-1: none); their former slots are free."""
+        with self.lock:
+            self._assign(rows, slots)
+
+    def _assign(self, rows, slots):
         rows = np.asarray(rows, dtype=np.int64)
         slots = np.broadcast_to(np.asarray(slots, dtype=np.int64), rows.shape)
         self.host_at[rows] = -1
@@ -1589,7 +1648,8 @@ class _KeptRows:
 
     def release(self, slots):
         """Fresh slots that no side took."""
-        self.free.extend(int(s) for s in slots if s >= 0)
+        with self.lock:
+            self.free.extend(int(s) for s in slots if s >= 0)
 
 
 def _up16(x):
@@ -1744,23 +1804,40 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0, abandoned_cells=0)
+                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
     trace = []
     clock = time.perf_counter
     synced = 0                              # kept alignments whose walls are on the device
+    # the next wave speculated on the GPU while the host walks this one (OVERLAP_WAVES): its own
+    # thread and walls; each side of the overlap speculates within half the budget
+    overlap = OVERLAP_WAVES and n > width and hasattr(runner, "snapshot_walls")
+    if overlap:
+        mem //= 2
+    lock = threading.RLock()
 
-    def speculate(idx, wide=False, kind=0):
-        """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round)."""
-        nonlocal store, used, synced
+    def sync_walls():
+        """Upload the walls of the alignments kept since the last upload (on the walk's stream)."""
+        nonlocal synced
         c0 = clock()
         if cnt[0] > synced:
             runner.set_walls(walls, _merged_spans(K[synced:cnt[0], 0], K[synced:cnt[0], 1] + 1))
             synced = int(cnt[0])
+        stats["walls_s"] += clock() - c0
+
+    def speculate(idx, wide=False, kind=0, at=None):
+        """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round).
+
+        ``at``: a wave speculated beside the walk (:meth:`DeviceRunner.background`), with the walls
+        of ``at`` kept alignments. The host's bookkeeping goes under ``lock``.
+        """
+        nonlocal store, used
+        if at is None:
+            sync_walls()
+            at = int(cnt[0])
         c1 = clock()
-        stats["walls_s"] += c1 - c0
         tasks = _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
         rows = _side_rows(idx)
         room = _trace_room(res_all[rows], mem) if wide else None
@@ -1777,6 +1854,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             kept.release(fresh[~ok])
             kept.fetch(runner, rows[ok], fresh[ok])
         c2 = clock()
+        lock.acquire()
         stats["inspect_s"] += c2 - c1
         x0 = stats["execute_s"]
         stats["inspected"] += len(idx)
@@ -1789,7 +1867,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         res_all[full, R_FULL_CELLS] = r[~stopped, R_CELLS]
         res_all[full, R_FULL_DIAGS] = r[~stopped, R_DIAGS]
         band_all[rows] = b
-        stamp[idx] = cnt[0]
+        stamp[idx] = at
         failed = (b == 0).reshape(-1, 2)
         gave_up = (r[:, R_STATUS] == 2).reshape(-1, 2) & failed
         status[idx] = 1
@@ -1809,15 +1887,21 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 status[idx[held]] = 2
                 stats["executed"] += int(held.sum())
                 stats["traced"] += int(held.sum())
-        m = _choose_exec(idx, status, res_all, mem, sel)
+        lock.release()
+        chosen = np.empty(len(idx), dtype=np.int64)
+        m = _choose_exec(idx, status, res_all, mem, chosen)
+        exec_s = 0.0
         if m:
-            store, used = _execute(runner, sel[:m].copy(), res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
-                                   q_lo, q_hi, self_barrier, mem, ops_idx, store, used, stats, wide,
-                                   kept, status)
-            status[sel[:m]] = 2
-            stats["executed"] += m
+            pieces, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
+                                            q_lo, q_hi, self_barrier, mem, wide, kept, status)
+            with lock:
+                store, used = _store_columns(pieces, chosen[:m], ops_idx, store, used)
+                status[chosen[:m]] = 2
+                stats["executed"] += m
+                stats["execute_s"] += exec_s
+                stats["traceback_s"] += tb_s
         status[idx[status[idx] == 1]] = 3
-        trace.append(_trace_row(kind, r, c2 - c1, stats["execute_s"] - x0))
+        trace.append(_trace_row(kind, r, c2 - c1, exec_s))
 
     def long_on_host(batch):
         """Both sides of the anchors ``batch`` on host threads at once, with the walls of now.
@@ -1890,7 +1974,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         kept.assign(_side_rows(idx), -1)
         rows = res_all[_side_rows(idx)]
         trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
-        store, used = _store_columns(pieces, idx, ops_idx, store, used)
+        with lock:
+            store, used = _store_columns(pieces, idx, ops_idx, store, used)
         status[idx] = 2
         stamp[idx] = cnt[0]
         host[0] += len(idx)
@@ -1914,49 +1999,89 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             log.info("gapped extension%s: %d of %d anchors done, %d alignments kept, %d GPU rounds (%.0f s)",
                      f" ({label})" if label else "", done, n, int(cnt[0]), stats["rounds"], last_note - started)
 
-    pos = 0
-    while pos < n:
-        stats["waves"] += 1
-        kept.compact(status)
+    def beside(idx, at, ready):
+        """Speculate a wave on the background's stream and walls (:meth:`DeviceRunner.background`)."""
+        with runner.background(ready):
+            speculate(idx, at=at)
+
+    def next_wave(start):
+        """Form the wave after ``start`` and speculate it beside the walk; returns (end of its scan, future).
+
+        It runs with the walls of now (copied on the device, as the walk's
+        rounds upload more) and is stamped with them, so the walk checks
+        its results against the alignments kept meanwhile as any other.
+        """
         c0 = clock()
-        end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel)
+        end2, m2 = _form_wave(start, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel_next)
         stats["form_s"] += clock() - c0
-        if m:
-            speculate(sel[:m].copy())
-        # the sequential rule; at an anchor worth recomputing with the walls of now, a round
-        a = pos
-        while True:
-            c0 = clock()
-            a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
-                a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
-                t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
-                ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                round_cells, held_now())
-            stats["walk_s"] += clock() - c0
-            progress(a)
-            if a == end:
-                break
-            held = held_now()
-            if status[a] == 5 and not _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                                   run_off, runs, head, ents, held):
-                # still abandoned with the walls of now: a long extension, for host threads
+        if not m2:
+            return end2, None
+        sync_walls()
+        ready = runner.snapshot_walls()
+        stats["waves_beside"] += 1
+        return end2, background.submit(beside, sel_next[:m2].copy(), int(cnt[0]), ready)
+
+    background = ThreadPoolExecutor(1, thread_name_prefix=f"ava-wave{label}") if overlap else None
+    sel_next = np.empty(n + 1, dtype=np.int64)
+    pending = None                          # the next wave: (end of its scan, its speculation)
+    pos = 0
+    try:
+        while pos < n:
+            stats["waves"] += 1
+            if pending is None:
                 c0 = clock()
-                m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q,
-                                anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, held, sel)
-                long_on_host(sel[:m].copy())
-                stats["long_s"] += clock() - c0
-                continue
-            c0 = clock()
-            wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
-            m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
-                        anchor_t, K, op_off, ops_all, run_off, runs, head, ents, held, sel)
-            c1 = clock()
-            stats["form_s"] += c1 - c0
-            stats["rounds"] += 1
-            stats["round_anchors"] += m
-            speculate(sel[:m].copy(), wide, 1 if wide else 2)
-            stats["round_s"] += clock() - c1
-        pos = end
+                end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel)
+                stats["form_s"] += clock() - c0
+                if m:
+                    speculate(sel[:m].copy())
+            else:
+                (end, fut), pending = pending, None
+                if fut is not None:
+                    c0 = clock()
+                    fut.result()
+                    stats["wave_wait_s"] += clock() - c0
+            kept.compact(status)
+            if overlap and end < n:
+                pending = next_wave(end)
+            # the sequential rule; at an anchor worth recomputing with the walls of now, a round
+            a = pos
+            while True:
+                c0 = clock()
+                a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
+                    a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
+                    t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
+                    ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
+                    round_cells, held_now())
+                stats["walk_s"] += clock() - c0
+                progress(a)
+                if a == end:
+                    break
+                held = held_now()
+                if status[a] == 5 and not _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off,
+                                                       ops_all, run_off, runs, head, ents, held):
+                    # still abandoned with the walls of now: a long extension, for host threads
+                    c0 = clock()
+                    m = _long_batch(a, end, max(1, host_threads // 2), LONG_APART, stamp, status, res_all, anchor_q,
+                                    anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, held, sel)
+                    long_on_host(sel[:m].copy())
+                    stats["long_s"] += clock() - c0
+                    continue
+                c0 = clock()
+                wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
+                m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
+                            anchor_t, K, op_off, ops_all, run_off, runs, head, ents, held, sel)
+                c1 = clock()
+                stats["form_s"] += c1 - c0
+                stats["rounds"] += 1
+                stats["round_anchors"] += m
+                speculate(sel[:m].copy(), wide, 1 if wide else 2)
+                stats["round_s"] += clock() - c1
+            pos = end
+    finally:
+        if background is not None:
+            background.shutdown()
+        if relay_pool is not None:
+            relay_pool.shutdown()
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
@@ -1964,8 +2089,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
-    if relay_pool is not None:
-        relay_pool.shutdown()
     _LAST.stats = stats
     nk = int(cnt[0])
     return (K[:nk, 0].copy(), K[:nk, 1].copy(), K[:nk, 2].copy(), K[:nk, 3].copy(), K[:nk, 4].copy(),
@@ -1991,16 +2114,18 @@ def _trace_row(kind, rows, seconds, extra):
             int(rows[:, R_CELLS].sum()), seconds, extra)
 
 
-def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, mem, ops_idx,
-             store, used, stats, wide, kept, status):
-    """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``; columns appended to ``store``.
+def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, mem, wide, kept,
+             status):
+    """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``.
 
-    ``ops_idx[a]`` then locates anchor a's left and right columns in
-    ``store[:used]``. A side whose rows at its best no slot holds yet keeps
-    them in a fresh one of ``kept`` (a later round may stop there).
-    Returns the (grown) store and the new ``used``.
+    A side whose rows at its best no slot holds yet keeps them in a fresh
+    one of ``kept`` (a later redo may stop there). Returns the columns of
+    each side (left, right, left, ... for :func:`_store_columns`) and the
+    seconds of the executor (the device's tracebacks included) and of
+    splitting the columns by side.
     """
     clock = time.perf_counter
+    exec_s = tb_s = 0.0
     side_rows = _side_rows(idx)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
     need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
@@ -2031,11 +2156,11 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
                                     res_all[srow, R_BI], res_all[srow, R_BJ], wide, keep)
         kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
-        stats["execute_s"] += c1 - c0
+        exec_s += c1 - c0
         for x, piece in enumerate(np.split(flat, np.cumsum(lens)[:-1])):
             pieces[run[x]] = piece
-        stats["traceback_s"] += clock() - c1
-    return _store_columns(pieces, idx, ops_idx, store, used)
+        tb_s += clock() - c1
+    return pieces, exec_s, tb_s
 
 
 def _trace_room(stale, mem):
