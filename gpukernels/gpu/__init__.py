@@ -76,18 +76,21 @@ def clear_cache():
 
 
 @contextlib.contextmanager
-def own_stream(device_id):
+def own_stream(device_id, urgent=True):
     """Run the block's CuPy work on ``device_id`` in a new non-blocking stream, finished at the end.
 
     For a thread that shares the GPU with others: CuPy's default (legacy)
     stream would serialise their kernels, while streams of their own let a
     thread's kernels run beside the other's. The caller must have finished
     the work its threads read (``cupy.cuda.get_current_stream().synchronize()``
-    before starting them).
+    before starting them). ``urgent`` streams get the device's greatest
+    priority, the others its least: work that others wait on goes first
+    (a wave speculated beside the walk is the one that is not urgent).
     """
     import cupy
     with cupy.cuda.Device(device_id):
-        stream = cupy.cuda.Stream(non_blocking=True)
+        least, greatest = cupy.cuda.runtime.deviceGetStreamPriorityRange()
+        stream = cupy.cuda.Stream(non_blocking=True, priority=greatest if urgent else least)
         with stream:
             yield stream
             stream.synchronize()

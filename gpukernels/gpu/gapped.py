@@ -1233,16 +1233,14 @@ class DeviceRunner:
     @contextlib.contextmanager
     def background(self, ready):
         """Launches of the calling thread (another than the walk's) on a stream of their own, after
-        ``ready``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile."""
-        cp = self.cp
-        with cp.cuda.Device(self.device_id):
-            stream = cp.cuda.Stream(non_blocking=True)
+        ``ready``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile.
+        The stream has the least priority: the walk's rounds and long sides wait on theirs."""
+        from . import own_stream
+        with own_stream(self.device_id, urgent=False) as stream:
             stream.wait_event(ready)
             self._tl.walls = self._walls_bg
             try:
-                with stream:
-                    yield
-                stream.synchronize()
+                yield
             finally:
                 self._tl.walls = None
 
