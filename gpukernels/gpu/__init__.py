@@ -76,6 +76,10 @@ def clear_cache():
 
 
 @contextlib.contextmanager
+#: a stream priority below any device's range (clamped to its greatest, see own_stream)
+_URGENT = -(1 << 20)
+
+
 def own_stream(device_id, urgent=True):
     """Run the block's CuPy work on ``device_id`` in a new non-blocking stream, finished at the end.
 
@@ -84,13 +88,14 @@ def own_stream(device_id, urgent=True):
     thread's kernels run beside the other's. The caller must have finished
     the work its threads read (``cupy.cuda.get_current_stream().synchronize()``
     before starting them). ``urgent`` streams get the device's greatest
-    priority, the others its least: work that others wait on goes first
-    (a wave speculated beside the walk is the one that is not urgent).
+    priority, the others its least, the default: work that others wait on
+    goes first (a wave speculated beside the walk is the one that is not
+    urgent). CUDA clamps a priority to the device's range, so the greatest
+    is asked for as a very low number (lower numbers go first).
     """
     import cupy
     with cupy.cuda.Device(device_id):
-        least, greatest = cupy.cuda.runtime.deviceGetStreamPriorityRange()
-        stream = cupy.cuda.Stream(non_blocking=True, priority=greatest if urgent else least)
+        stream = cupy.cuda.Stream(non_blocking=True, priority=_URGENT if urgent else 0)
         with stream:
             yield stream
             stream.synchronize()
