@@ -75,11 +75,11 @@ def clear_cache():
         _uploads.clear()
 
 
-@contextlib.contextmanager
 #: a stream priority below any device's range (clamped to its greatest, see own_stream)
 _URGENT = -(1 << 20)
 
 
+@contextlib.contextmanager
 def own_stream(device_id, urgent=True):
     """Run the block's CuPy work on ``device_id`` in a new non-blocking stream, finished at the end.
 
