@@ -15,13 +15,21 @@ waves, and the host keeps the sequential rule:
    such long extensions.
 3. **Executor** (mode 1): for every inspected anchor whose traceback fits the
    memory budget, recompute up to the best anti-diagonal with a one-byte
-   traceback per cell, in batches within the budget; the host traces back.
+   traceback per cell, in batches within the budget; ``ydrop_trace`` walks
+   each side's path back on the device, and only the columns come back.
+   The next wave's inspector and executor run beside the walk of this one
+   (:data:`OVERLAP_WAVES`: their own thread, a copy of the walls, a stream
+   of the least priority); its results are stamped with the walls they saw
+   and checked like any other.
 4. **Walk** (host, the sequential rule): anchors in order. On a path kept
    earlier (in this wave too): skipped. With a traceback: each side's GPU
    result is exactly the CPU's unless an alignment kept since the inspection
    has a lattice point where the side's DP ran up to its best anti-diagonal
-   (the side is *dirty*; walls met only past it shorten the y-drop tail,
-   not the result, see :func:`_side_dirty`).
+   (walls met only past it shorten the y-drop tail, not the result, see
+   :func:`_side_dirty`) and the side's path does not provably hold with the
+   walls of now (:func:`_path_holds`: no new wall on the path or on the
+   witnesses of its best before each anti-diagonal, checked against the
+   kernel's sum of those bests): the side is *dirty*.
    A dirty side is redone with the walls of now. Most of a redone side's
    run is its y-drop tail, and most redone sides end at the same best
    cell: the device keeps each side's rows at its best and copies them back
