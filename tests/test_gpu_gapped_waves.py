@@ -155,12 +155,7 @@ def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
         def tight(stale, mem):
             return stale[:, gpu_gapped.R_CELLS] // 2 + 1, stale[:, gpu_gapped.R_DIAGS] // 2 + 1
         monkeypatch.setattr(gpu_gapped, "_trace_room", tight)
-    args = tandem
-    ref = cpu_gapped.extend_anchors(*args)
-    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
-    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
-    assert_same_extension(got, ref)
-    stats = gpu_gapped.last_stats()
+    stats = _checked(tandem)
     print(room, stats)
     assert stats["rounds"] > 5
     assert 0 < stats["traced"] <= stats["round_anchors"]
@@ -170,13 +165,19 @@ def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
         assert stats["traced"] < stats["round_anchors"]    # the others went to the executor
 
 
-def _emulated(args, slots):
+def _emulated(args, slots=None, wave=64):
     """The GPU twin on the emulator with ``slots`` slots of rows at the best (None: the budget's)."""
     runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
     if slots is not None:
         runner.keep_slots = slots
         runner.arena = runner.arena[:slots]
-    return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=64, runner=runner, round_cells=0)
+    return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=wave, runner=runner, round_cells=0)
+
+
+def _checked(args, slots=None, wave=64):
+    """:func:`_emulated`, checked against the CPU twin; returns the GPU twin's stats."""
+    assert_same_extension(_emulated(args, slots, wave), cpu_gapped.extend_anchors(*args))
+    return gpu_gapped.last_stats()
 
 
 @pytest.mark.parametrize("slots", [0, 40, None])
@@ -185,8 +186,7 @@ def test_rounds_stop_at_stale_best(tandem, slots, monkeypatch):
     run's (kernel's at_stale_best): the result is the CPU's with the device keeping no rows, 40
     slots (taken back from decided anchors again and again) or as many as the budget allows."""
     monkeypatch.setattr(gpu_gapped, "HOST_STOP", False)
-    assert_same_extension(_emulated(tandem, slots), cpu_gapped.extend_anchors(*tandem))
-    stats = gpu_gapped.last_stats()
+    stats = _checked(tandem, slots)
     print(slots, {k: stats[k] for k in ("rounds", "round_anchors", "stopped")})
     if slots == 0:
         assert stats["stopped"] == 0
@@ -203,8 +203,7 @@ def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
     at every wave (a tiny HOST_CAP), and the budget's."""
     if cap is not None:
         monkeypatch.setattr(gpu_gapped._KeptRows, "HOST_CAP", cap)
-    assert_same_extension(_emulated(tandem, slots), cpu_gapped.extend_anchors(*tandem))
-    stats = gpu_gapped.last_stats()
+    stats = _checked(tandem, slots)
     print(slots, cap, {k: stats[k] for k in ("rounds", "host_stopped", "host_why")})
     if slots == 0:
         assert stats["host_stopped"] == 0 and stats["rounds"] > 5
@@ -235,12 +234,7 @@ def test_waves_beside_the_walk(tandem, overlap, monkeypatch):
     the host walks this one (OVERLAP_WAVES): its results are stamped with the walls it saw, so the
     walk checks them as any other. The CPU's result either way."""
     monkeypatch.setattr(gpu_gapped, "OVERLAP_WAVES", overlap)
-    args = tandem
-    ref = cpu_gapped.extend_anchors(*args)
-    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
-    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=16, runner=runner, round_cells=0)
-    assert_same_extension(got, ref)
-    stats = gpu_gapped.last_stats()
+    stats = _checked(tandem, wave=16)
     print(overlap, {k: stats[k] for k in ("waves", "waves_beside", "rounds", "host_stopped")})
     assert stats["waves"] > 3
     assert stats["waves_beside"] == (stats["waves"] - 1 if overlap else 0)
