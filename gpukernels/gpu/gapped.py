@@ -474,7 +474,8 @@ def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, 
     the DP.
     """
     at = rows_at[2 * a + side]
-    if not check or status[a] != 2 or at < 0:
+    # (a gap's cells then score below the cell it opened from, and a second gap column extends)
+    if not check or status[a] != 2 or at < 0 or gap_open < 0 or gap_open + gap_ext <= 0:
         return False
     kept = rows_host[at:at + DUMP_HEAD]
     dstale = kept[0]
