@@ -426,13 +426,13 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
 def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
                   t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
     """The arguments of :func:`_path_holds` past the anchor and side, as one tuple for the dirty checks."""
-    return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi,
-            q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
+    return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo,
+            t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
 
 
 @njit(cache=True, nogil=True)
-def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
-                t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
+def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev,
+                q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
     """Does side ``side`` of executed anchor ``a`` keep its stale result with the walls of now, DP or not?
 
     The walls only grew since the stale run S; call the run with the walls
@@ -1861,40 +1861,38 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             kept.release(fresh[~ok])
             kept.fetch(runner, rows[ok], fresh[ok])
         c2 = clock()
-        lock.acquire()
-        stats["inspect_s"] += c2 - c1
-        x0 = stats["execute_s"]
-        stats["inspected"] += len(idx)
-        stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
-        stopped = r[:, R_STOPPED] != 0
-        stats["stopped"] += int(stopped.sum())
-        res_all[rows, :R_CHECKED] = r
-        res_all[rows, R_CHECKED] = 0
-        full = rows[~stopped]
-        res_all[full, R_FULL_CELLS] = r[~stopped, R_CELLS]
-        res_all[full, R_FULL_DIAGS] = r[~stopped, R_DIAGS]
-        band_all[rows] = b
-        stamp[idx] = at
-        failed = (b == 0).reshape(-1, 2)
-        gave_up = (r[:, R_STATUS] == 2).reshape(-1, 2) & failed
-        status[idx] = 1
-        status[idx[failed.any(axis=1)]] = 3
-        status[idx[gave_up.any(axis=1) & ~(failed & ~gave_up).any(axis=1)]] = 5
-        stats["abandoned"] += int((status[idx] == 5).sum())
-        stats["abandoned_cells"] += int(r[r[:, R_STATUS] == 2, R_CELLS].sum())
-        if traced is not None:
-            # the anchors whose tracebacks came back with the inspection
-            held = (status[idx] == 1) & ((r[:, R_TRACED] != 0) | (r[:, R_BI] + r[:, R_BJ] == 0)).reshape(-1, 2).all(
-                axis=1)
-            if held.any():
-                c3 = clock()
-                store, used = _traced_columns(np.flatnonzero(held), idx, r, tasks, traced, t, q, ops_idx, store,
-                                              used)
-                stats["traceback_s"] += clock() - c3
-                status[idx[held]] = 2
-                stats["executed"] += int(held.sum())
-                stats["traced"] += int(held.sum())
-        lock.release()
+        with lock:
+            stats["inspect_s"] += c2 - c1
+            stats["inspected"] += len(idx)
+            stats["max_task_cells"] = max(stats["max_task_cells"], int(r[:, R_CELLS].max()))
+            stopped = r[:, R_STOPPED] != 0
+            stats["stopped"] += int(stopped.sum())
+            res_all[rows, :R_CHECKED] = r
+            res_all[rows, R_CHECKED] = 0
+            full = rows[~stopped]
+            res_all[full, R_FULL_CELLS] = r[~stopped, R_CELLS]
+            res_all[full, R_FULL_DIAGS] = r[~stopped, R_DIAGS]
+            band_all[rows] = b
+            stamp[idx] = at
+            failed = (b == 0).reshape(-1, 2)
+            gave_up = (r[:, R_STATUS] == 2).reshape(-1, 2) & failed
+            status[idx] = 1
+            status[idx[failed.any(axis=1)]] = 3
+            status[idx[gave_up.any(axis=1) & ~(failed & ~gave_up).any(axis=1)]] = 5
+            stats["abandoned"] += int((status[idx] == 5).sum())
+            stats["abandoned_cells"] += int(r[r[:, R_STATUS] == 2, R_CELLS].sum())
+            if traced is not None:
+                # the anchors whose tracebacks came back with the inspection
+                whole = (r[:, R_TRACED] != 0) | (r[:, R_BI] + r[:, R_BJ] == 0)
+                held = (status[idx] == 1) & whole.reshape(-1, 2).all(axis=1)
+                if held.any():
+                    c3 = clock()
+                    store, used = _traced_columns(np.flatnonzero(held), idx, r, tasks, traced, t, q, ops_idx, store,
+                                                  used)
+                    stats["traceback_s"] += clock() - c3
+                    status[idx[held]] = 2
+                    stats["executed"] += int(held.sum())
+                    stats["traced"] += int(held.sum())
         chosen = np.empty(len(idx), dtype=np.int64)
         m = _choose_exec(idx, status, res_all, mem, chosen)
         exec_s = 0.0
