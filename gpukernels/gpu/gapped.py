@@ -84,6 +84,9 @@ from ..cpu.relay import relay_side
 
 #: anchors inspected per wave at most
 WAVE = 4096
+#: anchors of the first wave: the waves double from it up to WAVE, so the walk starts sooner and the
+#: next wave runs beside it (OVERLAP_WAVES)
+FIRST_WAVE = 512
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
 #: anti-diagonals an inspector side may run before it is left to the host
@@ -2009,6 +2012,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         with runner.background(ready):
             speculate(idx, at=at)
 
+    def wave_width():
+        """Anchors of the next wave: :data:`FIRST_WAVE`, doubling with each wave formed, up to ``width``."""
+        nonlocal formed
+        formed += 1
+        return min(width, max(int(FIRST_WAVE), 1) << min(formed - 1, 30)) if overlap else width
+
+    formed = 0
+
     def next_wave(start):
         """Form the wave after ``start`` and speculate it beside the walk; returns (end of its scan, future).
 
@@ -2017,7 +2028,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         its results against the alignments kept meanwhile as any other.
         """
         c0 = clock()
-        end2, m2 = _form_wave(start, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel_next)
+        end2, m2 = _form_wave(start, anchor_q, anchor_t, K, run_off, runs, head, ents, wave_width(), status,
+                              sel_next)
         stats["form_s"] += clock() - c0
         if not m2:
             return end2, None
@@ -2035,7 +2047,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stats["waves"] += 1
             if pending is None:
                 c0 = clock()
-                end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel)
+                end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, wave_width(), status,
+                                    sel)
                 stats["form_s"] += clock() - c0
                 if m:
                     speculate(sel[:m].copy())
