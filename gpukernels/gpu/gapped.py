@@ -6,7 +6,9 @@ kept so far as walls. Here the GPU computes extensions *speculatively*, in
 waves, and the host keeps the sequential rule:
 
 1. **Form a wave** (host): from the first anchor not yet decided, take up to
-   ``W`` anchors not on a kept path.
+   ``W`` anchors not on a kept path (with the wave beside the walk, below,
+   :data:`FIRST_WAVE` in the first and twice as many in each next one, up
+   to ``W``).
 2. **Inspector** (``cuda/gapped.cu``, mode 0): one warp per side of each
    anchor, score only, with the walls of this moment. It reports the best
    cell, the cells, the cells up to the best anti-diagonal and the explored
