@@ -598,7 +598,7 @@ def _witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matr
 
 @njit(cache=True, nogil=True)
 def _cell_walled(i, j, bar, wq0, wt0, wdir, walls):
-    """Is a side's cell (i, j) dead by position: on the barrier or on a wall (``side_dp``'s rule)?"""
+    """Is a side's cell (i, j) dead by position: on the barrier or on a wall (the kernel's rule, and ``side_dp``'s)?"""
     if j - i == bar:
         return True
     lt = wt0 + wdir * j
@@ -988,7 +988,6 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     imax, jmax, kmin, kmax, status = 0, 0, 0, 0, 0
     bimax, bjmax, bkmin, bkmax, last = 0, 0, 0, 0, 0
     d = 0
-    nslot = walls.shape[1]
     if keep is not None:
         keep[0] = -1
     dstale, stopped = -1, False
@@ -1050,17 +1049,8 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
                 h, src = e, 1
             if f > h:
                 h, src = f, 2
-            dead = h < floor or h <= _NEG or j - i == barrier
-            if not dead:
-                lt = wt0 + tstep * j
-                lq = wq0 + qstep * i
-                for k in range(nslot):
-                    whi = walls[lt, k, 1]
-                    if whi == 0:
-                        break
-                    if walls[lt, k, 0] <= lq < whi:
-                        dead = True
-                        break
+            # (a task's tstep and qstep are the same: both -1 on the left, both 1 on the right)
+            dead = h < floor or h <= _NEG or _cell_walled(i, j, barrier, wq0, wt0, tstep, walls)
             if dead:
                 H[hC, i] = _NEG
                 E[eA, i] = _NEG
