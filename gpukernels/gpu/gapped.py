@@ -428,10 +428,12 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
     return out
 
 
-@njit(cache=True, nogil=True)
 def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
                   t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
-    """The arguments of :func:`_path_holds` past the anchor and side, as one tuple for the dirty checks."""
+    """The arguments of :func:`_path_holds` past the anchor and side, as one tuple for the dirty checks.
+
+    Built on the host once per walk or round (a plain tuple: the compiled checks take it as it is).
+    """
     return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo,
             t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
 
