@@ -96,6 +96,9 @@ DCAP = 1 << 14
 #: threads of the block that extends one side in a round (``ydrop_wide``; 384 measured best on the
 #: H200, against 256, 512 and 1024: sides in a round are a few hundred cells wide)
 WIDE_THREADS = 384
+#: threads of the block that runs one relay chunk (``ydrop_chunk``; a chunk of 74k anti-diagonals, about
+#: 120 cells wide, took 50 ms with 128 against 58, 54, 68 and 95 ms with 384, 256, 64 and 32, H200)
+CHUNK_THREADS = 128
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
 #: a dirty side whose stale inspection computed this many cells, over anti-diagonals ROUND_WIDTH cells
@@ -1266,7 +1269,8 @@ class DeviceRunner:
             smem = tpb * 7 * 4 * band
             if smem > 48 * 1024:
                 k.max_dynamic_shared_size_bytes = smem
-            got = self._kernels[(band, wide)] = (k, tpb, WIDE_THREADS if wide else 32 * tpb, smem)
+            threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
+            got = self._kernels[(band, wide)] = (k, tpb, threads, smem)
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
