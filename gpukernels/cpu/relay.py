@@ -46,6 +46,8 @@ from .gapped import (NEG, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_D, ST_DONE, ST_HI1
 CHUNK = 1 << 16
 #: anti-diagonals a speculative chunk sweeps before its first checked one
 WARM = 1 << 13
+#: with ``relay_side``'s ``chunks``, the first round's lead runs there too (a chunk from the origin)
+LEAD_ELSEWHERE = True
 _DEAD = NEG // 2
 
 
@@ -230,12 +232,15 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         diag = int(st[ST_BJ] - st[ST_BI])
         # slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes few);
         # elsewhere, per_round at once
+        # elsewhere, the first round's lead is a chunk there too: the true state at the origin is a
+        # single cell scoring 0, where a chunk starts (no warm-up; its check at the origin holds)
+        lead_there = LEAD_ELSEWHERE and chunks is not None and spec_rounds == 1
         if chunks is None:
             others = [x for x in range(len(works)) if x != home][:(1 << spec_rounds) - 1]
         else:
-            others = [home] * int(per_round or 32)      # elsewhere: only the lead's buffer here
+            others = [home] * (int(per_round or 32) - lead_there)     # elsewhere: only the lead's buffer here
         spec_rounds += 1
-        starts = []
+        starts = [(home, (0, 0, 0, chunk))] if lead_there else []
         for m, x in enumerate(others, start=1):
             d_check = d0 + m * chunk
             s = d_check - warm
@@ -248,6 +253,10 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             jobs = [(x, a[2], pool.submit(speculative_chunk, dp, works[x], *a)) for x, a in starts]
             tb, off, lo, snap = lead(works[home], st, d0 + chunk, tb, off, lo)    # here, beside the chunks
             results = [(x, d_check, f.result()) for x, d_check, f in jobs]
+        elif lead_there:
+            got = chunks([a for _, a in starts], 1)
+            snap = snapshot(works[home], st)
+            results = [(x, a[2], g) for (x, a), g in zip(starts, got)]
         else:
             led = pool.submit(lead, works[home], st, d0 + chunk, tb, off, lo)   # there, beside the chunks
             got = chunks([a for _, a in starts], int(st[ST_HI1] - st[ST_LO1])) if starts else []

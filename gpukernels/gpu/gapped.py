@@ -1924,6 +1924,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         explored up to its best), so the walk takes and checks them.
         """
         nonlocal store, used, relay_pool
+        # the chunks on the GPU go on past their checks with the device's walls: those of now
+        sync_walls()
         jobs = [(a, right) for a in batch for right in (0, 1)]
         while len(long_bufs) < min(len(jobs), host_threads):
             long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
