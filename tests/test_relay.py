@@ -70,16 +70,19 @@ def test_relay_chunks_take_over_on_similar_sequences():
     assert stats["relay_taken"] > stats["relay_missed"]
 
 
+@pytest.mark.parametrize("lead_there", [True, False])
 @pytest.mark.parametrize("per_round", [2, 32])
 @pytest.mark.parametrize("warm", [900, 10])
 @pytest.mark.parametrize("seed", range(4))
-def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_round):
+def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_round, lead_there, monkeypatch):
     """With the chunks run by a callback (the GPU's way), the result is still ydrop_one_side's.
 
     The callback runs them here, one after the other. Each accepted chunk's end state is put back
     into the one buffer (restore) where the next round goes on from it: with 2 chunks per round
-    that happens several times per side.
+    that happens several times per side. With ``lead_there`` the first round's lead is one of the
+    callback's chunks too, from the origin.
     """
+    monkeypatch.setattr(relay, "LEAD_ELSEWHERE", lead_there)
     rng = np.random.default_rng(100 + seed)
     sc = lastz_scoring()
     n = int(rng.integers(8000, 16000))

@@ -31,7 +31,11 @@ So the result (best score and cell, traceback, cells) is exactly
 
 The speculative chunks can run elsewhere too (``relay_side``'s ``chunks``):
 the GPU runs all of a round's as blocks of one launch (kernel
-``ydrop_chunk``) while a host thread runs the lead.
+``ydrop_chunk``) while a host thread runs the lead. The first round's lead
+runs there too (:data:`LEAD_ELSEWHERE`): at the origin the true state is a
+single cell scoring 0, which is where a chunk starts, so a chunk from there
+with no warm-up is the sweep itself. Most long sides end within the first
+round, and the host then only checks and traces back.
 """
 
 from __future__ import annotations
@@ -194,7 +198,8 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         :func:`speculative_chunk` returns (None where it ends before
         ``d_check``, or could not be run). Then each round
         runs ``per_round`` of them (default 32) on the calling thread while
-        the lead runs on ``pool``, and only ``works[0]`` is used: a chunk's
+        the lead runs on ``pool`` (the first round's lead is one of them,
+        from the origin, with :data:`LEAD_ELSEWHERE`), and only ``works[0]`` is used: a chunk's
         end state is put back there (:func:`restore`) when the next round
         goes on from it.
 
