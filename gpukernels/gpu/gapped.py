@@ -159,6 +159,8 @@ R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 _LAST = threading.local()
 #: pinned host buffers of DeviceRunner._to_host, per thread (and per device and use inside)
 _PINNED = threading.local()
+#: free pinned bytes the relay's block pool keeps for later batches and pairs (_HostBlocks)
+HOST_BLOCKS_KEEP = 1 << 32
 #: seconds between progress lines in the log
 PROGRESS_S = 30.0
 
@@ -1418,14 +1420,22 @@ class DeviceRunner:
         from . import own_stream
         cp = self.cp
         caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
+        held = []       # pinned blocks holding the chunks' traceback bytes, until release()
 
         def chunks(starts, lead_width):
             with own_stream(device) as stream:
                 stream.wait_event(caller.record())
-                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem)
+                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem, held)
+
+        def release():
+            """The side is done with its chunks' bytes: their blocks go back for later calls."""
+            with cp.cuda.Device(device):
+                _BLOCKS.give(cp, held)
+            held.clear()
+        chunks.release = release
         return chunks
 
-    def relay_chunks(self, task, starts, width, mem):
+    def relay_chunks(self, task, starts, width, mem, held=None):
         """Speculative chunks of one long side as blocks of one launch (kernel ``ydrop_chunk``).
 
         ``task`` is the side's task row (:func:`_tasks_of`); ``starts`` and
@@ -1477,11 +1487,21 @@ class DeviceRunner:
         dump = cp.empty(2 * n * stride, dtype=cp.int32)
         self._launch(d_tasks, 3, band, "chunk", res=res, dstop=d_stop, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
                      tb_off=tb_off, dump_at=d_at, dump=dump)
-        r = self._to_host(res, "chunk_res")
-        dumps = self._to_host(dump, "chunk_dump").reshape(n, 2, stride)
-        h_lo, h_off = self._to_host(tb_lo, "chunk_lo"), self._to_host(tb_off, "chunk_off")
-        # each chunk's traceback bytes from its check on, in one pinned buffer from CuPy's pool (the
-        # pieces outlive this call, and pageable copies of a gigabyte ran at ~1.4 GB/s)
+        # copies back through pinned blocks of the shared pool, given back at the end of the call
+        temp = []
+
+        def back(arr):
+            block = _BLOCKS.take(cp, arr.nbytes)
+            temp.append(block)
+            out = np.ndarray(arr.shape, dtype=arr.dtype, buffer=block)
+            arr.get(out=out)
+            return out
+
+        r = back(res)
+        dumps = back(dump).reshape(n, 2, stride)
+        h_lo, h_off = back(tb_lo), back(tb_off)
+        # each chunk's traceback bytes from its check on, in one pinned block (the pieces outlive this
+        # call: ``held``, given back by the launcher's release; pageable copies ran at ~1.4 GB/s)
         # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
         keep = (r[:, R_STATUS] == 0) & (dumps[:, 0, 0] >= 0) & (dumps[:, 1, 12] >= dumps[:, 1, 0])
         first = d_check - s + 1                         # the chunks' own anti-diagonals after their check
@@ -1491,7 +1511,9 @@ class DeviceRunner:
             end = dumps[x, 1]
             base[x] = h_off[adb[x] + first[x]] if first[x] <= end[0] else end[8]
             nbytes[x] = end[8] - base[x]
-        pinned = cp.cuda.alloc_pinned_memory(max(int(nbytes.sum()), 1))
+        pinned = _BLOCKS.take(cp, int(nbytes.sum()))
+        if held is not None:
+            held.append(pinned)
         host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=pinned)
         at = np.concatenate([[0], np.cumsum(nbytes)])
         for x in np.flatnonzero(nbytes):
@@ -1515,6 +1537,7 @@ class DeviceRunner:
             st_n, snap_n = _chunk_state(end, int(i0[x]), int(s[x]), band)
             st_n[cg.ST_NTB] = nbytes[x]
             out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n))
+        _BLOCKS.give(cp, temp)
         return out + [None] * (len(starts) - n)
 
     def _pinned(self, shape, dtype, slot):
@@ -1564,6 +1587,49 @@ class DeviceRunner:
         if host.nbytes:
             dev.data.copy_from_host_async(host.ctypes.data, host.nbytes)
         return dev
+
+
+class _HostBlocks:
+    """Pinned host blocks for the relay's copies back, shared by threads and kept between batches.
+
+    A long batch runs each side on a thread of its own, and each chunk call
+    copies back megabytes to hundreds of megabytes (the tracebacks of 32
+    chunks). Allocating pinned memory takes about 0.5 ms per megabyte and
+    holds up the other threads' copies meanwhile (a 240 MB block took
+    85–147 ms, and five sides' copies waited as long); CuPy's pool reuses a
+    freed block only for a request of the same size. Here blocks come in
+    powers of two from 1 MiB and go back to a free list when their user is
+    done, so the next batch, and the next pair, take them again. At most
+    :data:`HOST_BLOCKS_KEEP` free bytes are kept (the largest go first).
+    """
+
+    def __init__(self):
+        self._free = {}
+        self._lock = threading.Lock()
+
+    def take(self, cp, nbytes):
+        """A block of at least ``nbytes`` (pinned, on the current device's context)."""
+        size = 1 << max(20, (max(int(nbytes), 1) - 1).bit_length())
+        device = cp.cuda.Device().id
+        with self._lock:
+            free = self._free.setdefault(device, [])
+            fits = [k for k, b in enumerate(free) if b.size() >= size]
+            if fits:
+                return free.pop(min(fits, key=lambda k: free[k].size()))
+        return cp.cuda.alloc_pinned_memory(size)
+
+    def give(self, cp, blocks):
+        """Blocks back to the free list (their arrays no longer in use)."""
+        device = cp.cuda.Device().id
+        with self._lock:
+            free = self._free.setdefault(device, [])
+            free.extend(blocks)
+            free.sort(key=lambda b: b.size())
+            while free and sum(b.size() for b in free) > HOST_BLOCKS_KEEP:
+                free.pop()
+
+
+_BLOCKS = _HostBlocks()
 
 
 def _keep_stride():
@@ -1954,9 +2020,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(
                     bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a], t_hi[a], q_lo[a],
                     q_hi[a], self_barrier)
-                out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, walls, wq0, wt0,
-                                 wdir, relay_pool, shares[job], stats=relay_stats[job], chunks=launchers[job],
-                                 per_round=RELAY_CHUNKS)
+                try:
+                    out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, walls, wq0, wt0,
+                                     wdir, relay_pool, shares[job], stats=relay_stats[job], chunks=launchers[job],
+                                     per_round=RELAY_CHUNKS)
+                finally:
+                    # the chunks' traceback bytes are traced: their pinned blocks serve later batches
+                    getattr(launchers[job], "release", lambda: None)()
             else:
                 slot = free.pop()
                 try:
