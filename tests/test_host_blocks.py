@@ -32,13 +32,16 @@ def test_blocks_come_in_powers_of_two_and_are_taken_again():
     assert allocated == [4 << 20, 1 << 20]
 
 
-def test_the_smallest_free_block_that_fits_is_taken():
-    cp = _fake_cupy([])
+def test_a_block_is_taken_from_its_own_size_class_only():
+    allocated = []
+    cp = _fake_cupy(allocated)
     pool = gg._HostBlocks()
     big, small = pool.take(cp, 64 << 20), pool.take(cp, 8 << 20)
     pool.give(cp, [big, small])
     assert pool.take(cp, 5 << 20) is small
-    assert pool.take(cp, 5 << 20) is big
+    assert pool.take(cp, 5 << 20) not in (big, small)   # a new 8 MiB block: the 64 MiB one stays free
+    assert pool.take(cp, 40 << 20) is big
+    assert allocated == [64 << 20, 8 << 20, 8 << 20]
 
 
 def test_free_bytes_beyond_the_limit_are_let_go(monkeypatch):
@@ -50,3 +53,4 @@ def test_free_bytes_beyond_the_limit_are_let_go(monkeypatch):
     pool.give(cp, blocks)
     assert pool.take(cp, 20 << 20) is not blocks[2]   # the 32 MiB block was let go
     assert pool.take(cp, 8 << 20) is blocks[1]
+    assert pool.take(cp, 3 << 20) is blocks[0]

@@ -155,8 +155,10 @@ def speculative_chunk(dp, work, i0, s, d_check, d_end):
 
     ``dp`` holds :func:`ydrop_sweep`'s first arguments. Returns None where
     the sweep ends before ``d_check``; else ``((state, lo, rows) at d_check,
-    state at the end, tb, tb_off, tb_lo, snapshot at the end or None)``, the
-    traceback bytes from ``d_check + 1`` on.
+    state at the end, tb, tb_off, tb_lo, snapshot at the end or None, 0)``,
+    the traceback bytes from ``d_check + 1`` on; the last item is the
+    anti-diagonal where ``tb_off`` and ``tb_lo`` start (here 0; a chunk run
+    elsewhere returns only its own anti-diagonals, from ``d_check + 1``).
     """
     st = seed_state(work, i0, s)
     tb, off, lo = np.empty(1 << 12, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
@@ -166,7 +168,7 @@ def speculative_chunk(dp, work, i0, s, d_check, d_end):
     at_check = (st.copy(), *snapshot(work, st))
     st[ST_NTB] = 0
     tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, d_end)
-    return at_check, st, tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None)
+    return at_check, st, tb, off, lo, (snapshot(work, st) if not st[ST_DONE] else None), 0
 
 
 def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier, walls, wq0, wt0, wdir, pool,
@@ -226,6 +228,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
     home = 0                                    # the buffer holding the true state
     tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
     st, tb, off, lo = origin_state(works[home], tb, off, lo)
+    t0 = 0                                      # the anti-diagonal where off and lo start
     pieces = []                                 # (tb, its tables from d_from on, d_from, d_to, bytes end)
     frame = 0                                   # true score less the score in the lead's frame
     best, bi, bj, cells = 0, 0, 0, 0
@@ -271,9 +274,9 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         # the lead's piece, then each chunk that takes over from the one before it
         while True:
             d_to = int(st[ST_D])
-            # the piece's own anti-diagonals only (the tables are indexed from anti-diagonal 0)
-            pieces.append((tb, off[d_from:d_to + 1].copy(), lo[d_from:d_to + 1].copy(), d_from, d_to,
-                           int(st[ST_NTB])))
+            # the piece's own anti-diagonals only (the tables are indexed from anti-diagonal t0)
+            a, z = max(d_from - t0, 0), max(d_to + 1 - t0, 0)
+            pieces.append((tb, off[a:z].copy(), lo[a:z].copy(), d_from, d_to, int(st[ST_NTB])))
             cells += int(st[ST_CELLS]) - cells_mark
             best = int(st[ST_BEST]) + frame
             if st[ST_BI] + st[ST_BJ] > checked:
@@ -284,14 +287,14 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             if got is None:
                 stats["relay_missed"] += 1 + len(results)
                 break
-            (st_c, lo_c, rows_c), st_n, tb_n, off_n, lo_n, snap_n = got
+            (st_c, lo_c, rows_c), st_n, tb_n, off_n, lo_n, snap_n, t0_n = got
             ok, c = same_state(st, snap[0], snap[1], st_c, lo_c, rows_c)
             if not ok:
                 stats["relay_missed"] += 1 + len(results)
                 break
             stats["relay_taken"] += 1
             frame += int(c)
-            home, st, tb, off, lo, snap = x, st_n, tb_n, off_n, lo_n, snap_n
+            home, st, tb, off, lo, snap, t0 = x, st_n, tb_n, off_n, lo_n, snap_n, t0_n
             d_from, cells_mark, checked = d_check + 1, int(st_c[ST_CELLS]), d_check
             from_elsewhere = chunks is not None
         if st[ST_DONE]:
@@ -302,7 +305,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         # the next round goes on from the true state, in the buffer that holds it
         d_from, cells_mark, checked = int(st[ST_D]) + 1, int(st[ST_CELLS]), int(st[ST_D])
         st[ST_NTB] = 0
-        tb, off, lo = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64)
+        tb, off, lo, t0 = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64), 0
     ops, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0)
     return best, bi, bj, cells, ops, None, off, lo
 

@@ -160,7 +160,7 @@ _LAST = threading.local()
 #: pinned host buffers of DeviceRunner._to_host, per thread (and per device and use inside)
 _PINNED = threading.local()
 #: free pinned bytes the relay's block pool keeps for later batches and pairs (_HostBlocks)
-HOST_BLOCKS_KEEP = 1 << 32
+HOST_BLOCKS_KEEP = 1 << 31
 #: seconds between progress lines in the log
 PROGRESS_S = 30.0
 
@@ -1527,16 +1527,14 @@ class DeviceRunner:
             a = int(adb[x])
             last = int(end[0])
             piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
-            d_abs = last + int(s[x])
-            off = np.empty(d_abs + 2, dtype=np.int64)
-            lo = np.empty(d_abs + 2, dtype=np.int64)
+            # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
             f = int(first[x])
-            off[f + s[x]:d_abs + 1] = h_off[a + f:a + last + 1] - base[x]
-            lo[f + s[x]:d_abs + 1] = h_lo[a + f:a + last + 1] + i0[x]
+            off = h_off[a + f:a + last + 1] - base[x]
+            lo = h_lo[a + f:a + last + 1].astype(np.int64) + i0[x]
             st_c, snap_c = _chunk_state(chk, int(i0[x]), int(s[x]), band)
             st_n, snap_n = _chunk_state(end, int(i0[x]), int(s[x]), band)
             st_n[cg.ST_NTB] = nbytes[x]
-            out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n))
+            out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n, f + int(s[x])))
         _BLOCKS.give(cp, temp)
         return out + [None] * (len(starts) - n)
 
@@ -1599,7 +1597,8 @@ class _HostBlocks:
     85–147 ms, and five sides' copies waited as long); CuPy's pool reuses a
     freed block only for a request of the same size. Here blocks come in
     powers of two from 1 MiB and go back to a free list when their user is
-    done, so the next batch, and the next pair, take them again. At most
+    done, so the next batch, and the next pair, take them again (each from
+    its own size class, as sides of a batch ask at once). At most
     :data:`HOST_BLOCKS_KEEP` free bytes are kept (the largest go first).
     """
 
@@ -1613,9 +1612,11 @@ class _HostBlocks:
         device = cp.cuda.Device().id
         with self._lock:
             free = self._free.setdefault(device, [])
-            fits = [k for k, b in enumerate(free) if b.size() >= size]
-            if fits:
-                return free.pop(min(fits, key=lambda k: free[k].size()))
+            # only its own size class: a larger block taken here would be missing for the side that
+            # needs it (a long batch's sides ask at once)
+            for k, b in enumerate(free):
+                if b.size() == size:
+                    return free.pop(k)
         return cp.cuda.alloc_pinned_memory(size)
 
     def give(self, cp, blocks):
