@@ -13,10 +13,11 @@ class _Block:
 
 
 def _fake_cupy(allocated):
-    def alloc(n):
+    def memory(n):
         allocated.append(n)
-        return _Block(n)
-    return SimpleNamespace(cuda=SimpleNamespace(Device=lambda *a: SimpleNamespace(id=0), alloc_pinned_memory=alloc))
+        return n
+    return SimpleNamespace(cuda=SimpleNamespace(Device=lambda *a: SimpleNamespace(id=0), PinnedMemory=memory,
+                                                PinnedMemoryPointer=lambda n, offset: _Block(n - offset)))
 
 
 def test_blocks_come_in_powers_of_two_and_are_taken_again():

@@ -1599,7 +1599,8 @@ class _HostBlocks:
     powers of two from 1 MiB and go back to a free list when their user is
     done, so the next batch, and the next pair, take them again (each from
     its own size class, as sides of a batch ask at once). At most
-    :data:`HOST_BLOCKS_KEEP` free bytes are kept (the largest go first).
+    :data:`HOST_BLOCKS_KEEP` free bytes are kept (the largest go first, back
+    to the system: the blocks are allocated outside CuPy's pool).
     """
 
     def __init__(self):
@@ -1617,7 +1618,8 @@ class _HostBlocks:
             for k, b in enumerate(free):
                 if b.size() == size:
                     return free.pop(k)
-        return cp.cuda.alloc_pinned_memory(size)
+        # outside CuPy's pool, which would keep a block this pool lets go
+        return cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0)
 
     def give(self, cp, blocks):
         """Blocks back to the free list (their arrays no longer in use)."""
