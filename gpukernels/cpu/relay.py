@@ -238,10 +238,9 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         stats["relay_rounds"] += 1
         d0 = int(st[ST_D])
         diag = int(st[ST_BJ] - st[ST_BI])
-        # slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes few);
-        # elsewhere, per_round at once
-        # elsewhere, the first round's lead is a chunk there too: the true state at the origin is a
-        # single cell scoring 0, where a chunk starts (no warm-up; its check at the origin holds)
+        # here, a slow start: 1 speculative chunk, then 3, 7, ... (an extension that ends soon wastes
+        # few); elsewhere, per_round at once, the first round's lead among them (the true state at the
+        # origin is a single cell scoring 0, where a chunk starts: no warm-up, its check holds)
         lead_there = LEAD_ELSEWHERE and chunks is not None and spec_rounds == 1
         if chunks is None:
             others = [x for x in range(len(works)) if x != home][:(1 << spec_rounds) - 1]
