@@ -1489,17 +1489,9 @@ class DeviceRunner:
                      tb_off=tb_off, dump_at=d_at, dump=dump)
         # copies back through pinned blocks of the shared pool, given back at the end of the call
         temp = []
-
-        def back(arr):
-            block = _BLOCKS.take(cp, arr.nbytes)
-            temp.append(block)
-            out = np.ndarray(arr.shape, dtype=arr.dtype, buffer=block)
-            arr.get(out=out)
-            return out
-
-        r = back(res)
-        dumps = back(dump).reshape(n, 2, stride)
-        h_lo, h_off = back(tb_lo), back(tb_off)
+        r = self._to_host(res, None, temp)
+        dumps = self._to_host(dump, None, temp).reshape(n, 2, stride)
+        h_lo, h_off = self._to_host(tb_lo, None, temp), self._to_host(tb_off, None, temp)
         # each chunk's traceback bytes from its check on, in one pinned block (the pieces outlive this
         # call: ``held``, given back by the launcher's release; pageable copies ran at ~1.4 GB/s)
         # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
@@ -1559,14 +1551,21 @@ class DeviceRunner:
             pinned[key] = buf
         return np.ndarray((size,), dtype=dtype, buffer=buf).reshape(shape)
 
-    def _to_host(self, arr, slot):
+    def _to_host(self, arr, slot, blocks=None):
         """``arr`` copied into pinned host memory kept for ``slot``: a view, valid until the slot's next use.
 
         Tracebacks are the big copies back (megabytes per round, up to
         hundreds per wave); pinned memory moves them about twice as fast
-        as pageable.
+        as pageable. With a list ``blocks`` (threads copying at once, the
+        relay's chunk calls), the memory is a block of the shared pool
+        :data:`_BLOCKS` instead, appended to ``blocks`` for the caller to
+        give back when done with the view (``slot`` is then unused).
         """
-        out = self._pinned(arr.shape, arr.dtype, slot)
+        if blocks is None:
+            out = self._pinned(arr.shape, arr.dtype, slot)
+        else:
+            blocks.append(_BLOCKS.take(self.cp, arr.nbytes))
+            out = np.ndarray(arr.shape, dtype=arr.dtype, buffer=blocks[-1])
         arr.get(out=out)
         return out
 
