@@ -14,8 +14,8 @@ import numpy as np
 
 from gpukernels.cpu.gapped import _flat_matrix
 from gpukernels.cpu.relay import speculative_chunk
-from gpukernels.gpu.gapped import (DCAP, R_CAB, R_N, WIDE_BAND, _keep_stride, _packed_bases, _traceback_batch,
-                                   keep_slots, side_dp as _task)
+from gpukernels.gpu.gapped import (DCAP, R_CAB, R_N, WIDE_BAND, _keep_stride, _pack_dumps, _packed_bases,
+                                   _traceback_batch, keep_slots, side_dp as _task)
 
 
 class EmuRunner:
@@ -61,7 +61,7 @@ class EmuRunner:
         return self.arena[s] if s >= 0 and self.keep_slots else None
 
     def kept_rows(self, slots):
-        return self.arena[np.asarray(slots, dtype=np.int64)]
+        return _pack_dumps(self.arena[np.asarray(slots, dtype=np.int64)])
 
     def relay_launcher(self, task, width, mem):
         """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls."""

@@ -380,17 +380,25 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
 // cell's lookup is a shift, not a multiply by msize.
-// One warp per task, blockDim.x / 32 tasks per block (7 * band ints of shared memory each).
-extern "C" __global__ void ydrop(YDROP_PARAMS)
+// One warp per task at a time, blockDim.x / 32 warps per block (7 * band ints of shared memory
+// each). Each warp takes the next task from a queue (*queue, zero at the launch) until none is
+// left: a warp done with a short side goes on to the next task instead of idling beside a long
+// one until its block ends, and the grid need only fill the device once (gpu/gapped.py sizes it).
+extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 {
     extern __shared__ int smem[];
     __shared__ int mat[64];
     for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
     __syncthreads();
-    const int wib = threadIdx.x >> 5;
-    const int task = blockIdx.x * (blockDim.x >> 5) + wib;
-    if (task >= ntasks) return;
-    ydrop_task<false, false>(YDROP_ARGS, smem + (size_t)wib * 7 * band, nullptr);
+    int* rows = smem + (size_t)(threadIdx.x >> 5) * 7 * band;
+    while (true) {
+        int task = 0;
+        if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
+        task = __shfl_sync(FULL, task, 0);
+        if (task >= ntasks) return;
+        ydrop_task<false, false>(YDROP_ARGS, rows, nullptr);
+        __syncwarp();   // the task's last reads of its rows, before the next one's first writes
+    }
 }
 
 // One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
@@ -497,4 +505,22 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
         }
     }
     lens[task] = n;
+}
+
+// The rows at the best kept in arena slots (dump_state's form, rows of w + 2 ints), packed for one
+// copy to the host, one block per slot: slot slots[k]'s header and the first n ints of each of its
+// four rows (n its header's width, [11]) go to out from at[k] (-1: the slot holds none). Most of a
+// slot is unused (rows of 512 against live widths of a few hundred). gpu/gapped._pack_dumps packs
+// the same on the host.
+extern "C" __global__ void rows_pack(const int* __restrict__ arena, int w, const long long* __restrict__ slots,
+                                     int nslots, const long long* __restrict__ at, int* __restrict__ out)
+{
+    const int k = blockIdx.x;
+    if (k >= nslots || at[k] < 0) return;
+    const int* src = arena + slots[k] * (DUMP_HEAD + 4LL * (w + 2));
+    int* dst = out + at[k];
+    const int n = src[11];
+    for (int x = threadIdx.x; x < DUMP_HEAD; x += blockDim.x) dst[x] = src[x];
+    for (int r = 0; r < 4; ++r)
+        for (int x = threadIdx.x; x < n; x += blockDim.x) dst[DUMP_HEAD + r * n + x] = src[DUMP_HEAD + r * (w + 2) + x];
 }

@@ -856,47 +856,72 @@ def _kept_on_host(rows_host, rows_at, row):
     return rows_host[at:at + DUMP_HEAD + 4 * rows_host[at + 11]]
 
 
-@njit(cache=True, nogil=True)
-def _put_rows(rows_host, used, rows_at, rows, dumps):
-    """Store kernel dumps of rows at the best (one per side ``rows``) compactly; returns the grown store and use.
+def _pack_dumps(dumps):
+    """Kernel dumps of rows at the best (one per row of ``dumps``), packed as :meth:`DeviceRunner.kept_rows` packs them.
 
     A dump is a header and four rows of :data:`KEEP_W` + 2 ints; only the
-    header and each row's first ``dump[11]`` ints are kept. A dump whose
-    header says none was kept (``d`` of -1) leaves its side without rows.
+    header and each row's first ``dump[11]`` ints are kept. Returns the
+    packed ints and where each dump starts in them (-1 where the header
+    says none was kept, ``d`` below 1).
     """
     stride = KEEP_W + 2
-    for k in range(rows.shape[0]):
-        dump = dumps[k]
-        if dump[0] < 1:
-            continue
-        n = dump[11]
-        rows_host = grow(rows_host, used + DUMP_HEAD + 4 * n)
-        rows_host[used:used + DUMP_HEAD] = dump[:DUMP_HEAD]
+    dumps = np.asarray(dumps, dtype=np.int32).reshape(len(dumps), -1)
+    size = np.where(dumps[:, 0] >= 1, DUMP_HEAD + 4 * dumps[:, 11].astype(np.int64), 0)
+    at = np.cumsum(size) - size
+    flat = np.empty(int(size.sum()), dtype=np.int32)
+    for k in np.flatnonzero(size):
+        n, a = int(dumps[k, 11]), int(at[k])
+        flat[a:a + DUMP_HEAD] = dumps[k, :DUMP_HEAD]
         for r in range(4):
-            rows_host[used + DUMP_HEAD + r * n:used + DUMP_HEAD + (r + 1) * n] = \
-                dump[DUMP_HEAD + r * stride:DUMP_HEAD + r * stride + n]
-        rows_at[rows[k]] = used
-        used += DUMP_HEAD + 4 * n
-    return rows_host, used
+            flat[a + DUMP_HEAD + r * n:a + DUMP_HEAD + (r + 1) * n] = \
+                dumps[k, DUMP_HEAD + r * stride:DUMP_HEAD + r * stride + n]
+    return flat, np.where(size > 0, at, -1)
+
+
+@njit(cache=True, nogil=True)
+def _append_rows(rows_host, used, rows_at, rows, flat, at):
+    """Append packed rows at the best (:func:`_pack_dumps`) of sides ``rows`` to the host store.
+
+    Returns the store (grown if needed) and its new use; sides whose dump
+    held no rows keep their ``rows_at``.
+    """
+    rows_host = grow(rows_host, used + flat.shape[0])
+    rows_host[used:used + flat.shape[0]] = flat
+    for k in range(rows.shape[0]):
+        if at[k] >= 0:
+            rows_at[rows[k]] = used + at[k]
+    return rows_host, used + flat.shape[0]
 
 
 @njit(cache=True, nogil=True)
 def _compact_rows(rows_host, rows_at, status):
-    """The host store of rows without those of decided anchors (status 4); returns it and its use."""
-    out = np.empty(rows_host.shape[0], dtype=rows_host.dtype)
-    used = 0
+    """Drop the rows of decided anchors (status 4) from the host store, in place; returns it and its use.
+
+    The rows kept move towards the front in the order they lie, each to a
+    place at or before its own, so a forward copy never overwrites rows not
+    yet moved.
+    """
+    live = np.empty(rows_at.shape[0], dtype=np.int64)
+    m = 0
     for row in range(rows_at.shape[0]):
-        at = rows_at[row]
-        if at < 0:
+        if rows_at[row] < 0:
             continue
         if status[row // 2] == 4:
             rows_at[row] = -1
             continue
+        live[m] = row
+        m += 1
+    live = live[:m]
+    live = live[np.argsort(rows_at[live], kind="mergesort")]
+    used = 0
+    for row in live:
+        at = rows_at[row]
         size = DUMP_HEAD + 4 * rows_host[at + 11]
-        out[used:used + size] = rows_host[at:at + size]
+        for x in range(size):
+            rows_host[used + x] = rows_host[at + x]
         rows_at[row] = used
         used += size
-    return out, used
+    return rows_host, used
 
 
 @njit(cache=True, nogil=True)
@@ -1203,6 +1228,7 @@ class DeviceRunner:
         from ..cuda import get_kernel
         self._pack = get_kernel("gapped", "ydrop_pack")
         self._trace = get_kernel("gapped", "ydrop_trace")
+        self._rows_pack = get_kernel("gapped", "rows_pack")
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -1267,18 +1293,20 @@ class DeviceRunner:
         if got is None:
             from ..cuda import get_kernel
             k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else "ydrop")
-            tpb = 1 if wide else max(1, min(4, 57344 // (7 * 4 * band)))
+            # the largest limit any shape asks for (the kernel object is shared by threads and runners):
+            # the block's opt-in maximum less the kernel's static shared memory
+            k.max_dynamic_shared_size_bytes = (self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
+                                               - k.shared_size_bytes)
+            tpb, grid = (1, 0) if wide else _warp_shape(k, band, self.cp.cuda.Device().attributes)
             smem = tpb * 7 * 4 * band
-            if smem > 48 * 1024:
-                k.max_dynamic_shared_size_bytes = smem
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
-            got = self._kernels[(band, wide)] = (k, tpb, threads, smem)
+            got = self._kernels[(band, wide)] = (k, tpb, threads, smem, grid)
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
                 tb_off=None, dump_at=None, dump=None, slots=None):
         cp = self.cp
-        k, tpb, threads, smem = self._kernel(band, wide)
+        k, tpb, threads, smem, grid = self._kernel(band, wide)
         n = int(tasks.shape[0])
         z, zb, zi = self._z, self._zb, self._zi
         dump_w = 0
@@ -1286,16 +1314,20 @@ class DeviceRunner:
             if self._arena is None:
                 self._arena = cp.empty(self.keep_slots * _keep_stride(), dtype=cp.int32)
             dump, dump_w = self._arena, KEEP_W
-        k(((n + tpb - 1) // tpb,), (threads,),
-          (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
-           np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
-           np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
-           dstop if dstop is not None else z,
-           tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
-           tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
-           dump_at if dump_at is not None else z, slots if slots is not None else z,
-           dump if dump is not None else zi, np.int32(dump_w)),
-          shared_mem=smem)
+        args = (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
+                np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
+                np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
+                dstop if dstop is not None else z,
+                tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
+                tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
+                dump_at if dump_at is not None else z, slots if slots is not None else z,
+                dump if dump is not None else zi, np.int32(dump_w))
+        blocks = (n + tpb - 1) // tpb
+        if not wide:
+            # the warps take tasks from a queue: at most enough blocks to fill the device once
+            args += (cp.zeros(1, dtype=cp.int32),)
+            blocks = min(blocks, grid)
+        k((blocks,), (threads,), args, shared_mem=smem)
         self.launches += 1
 
     def inspect(self, tasks, wide=False):
@@ -1400,12 +1432,26 @@ class DeviceRunner:
         return _slot_columns(cp.asnumpy(out), obase, size, cp.asnumpy(lens))
 
     def kept_rows(self, slots):
-        """The rows kept in ``slots`` (a header and four rows of :data:`KEEP_W` + 2 ints each), on the host.
+        """The rows kept in ``slots``, packed on the device and copied to the host (:func:`_pack_dumps`'s result).
 
-        A view of pinned memory, valid until the next call.
+        Only each row's live width comes back (a slot holds rows of
+        :data:`KEEP_W` + 2 ints, most of them unused): a wave keeps the rows
+        of 8,192 sides. The packed ints are a view of pinned memory, valid
+        until the next call.
         """
-        at = self._to_device(np.asarray(slots, dtype=np.int64), "kept_slots")
-        return self._to_host(self._arena.reshape(self.keep_slots, _keep_stride())[at], "kept_rows")
+        cp = self.cp
+        slots = np.asarray(slots, dtype=np.int64)
+        d_slots = self._to_device(slots, "kept_slots")
+        arena = self._arena.reshape(self.keep_slots, _keep_stride())
+        head = self._to_host(arena[d_slots, :DUMP_HEAD], "kept_heads")
+        size = np.where(head[:, 0] >= 1, DUMP_HEAD + 4 * head[:, 11].astype(np.int64), 0)
+        at = np.where(size > 0, np.cumsum(size) - size, -1)
+        flat = cp.empty(max(int(size.sum()), 1), dtype=cp.int32)
+        if len(slots):
+            self._rows_pack((len(slots),), (128,), (self._arena, np.int32(KEEP_W), d_slots, np.int32(len(slots)),
+                                                   self._to_device(at, "kept_at"), flat))
+            self.launches += 1
+        return self._to_host(flat[:int(size.sum())], "kept_rows"), at
 
     def relay_launcher(self, task, width, mem):
         """``cpu/relay.relay_side``'s ``chunks`` for the side ``task``, callable from any host thread.
@@ -1586,6 +1632,32 @@ class DeviceRunner:
         return dev
 
 
+def _warp_shape(kernel, band, attributes):
+    """Warps per block and blocks in all for the warp kernel ``ydrop`` at ``band``.
+
+    Each warp holds 7 rows of ``band`` ints in shared memory, and the
+    warps take tasks from a queue, so the launch need only fill the device
+    once. The warps per block (up to 8) are those that fit the most warps
+    on a multiprocessor, given its shared memory (less the part reserved
+    per block and the kernel's static 256 bytes), its registers and its
+    limits of 64 warps and 32 blocks (a block of 4 warps at band 512 left
+    a kilobyte short of a fourth block: 12 warps against 16 with 8).
+    """
+    per_warp = 7 * 4 * band
+    sm_smem = attributes["MaxSharedMemoryPerMultiprocessor"]
+    reserved = attributes.get("ReservedSharedMemoryPerBlock", 1024) + 256
+    regs = max(int(getattr(kernel, "num_regs", 0)), 1) * 32
+    best = (1, 1)
+    for tpb in range(1, 9):
+        if tpb * per_warp > attributes["MaxSharedMemoryPerBlockOptin"]:
+            break
+        fit = min(sm_smem // (tpb * per_warp + reserved), attributes["MaxRegistersPerMultiprocessor"] // (regs * tpb),
+                  64 // tpb, 32)
+        if tpb * fit > best[0] * best[1]:
+            best = (tpb, fit)
+    return best[0], max(1, best[1]) * attributes["MultiProcessorCount"]
+
+
 class _HostBlocks:
     """Pinned host blocks for the relay's copies back, shared by threads and kept between batches.
 
@@ -1653,7 +1725,7 @@ class _KeptRows:
     the rows show the rest of the run cannot change the result). Slots of
     decided anchors go back when none is free; without one, a side runs to
     its end as before. The rows also come back to the host (:meth:`fetch`;
-    ``host[host_at[side]:]``, :func:`_put_rows`), where the walk redoes a
+    ``host[host_at[side]:]``, :func:`_append_rows`), where the walk redoes a
     dirty side with the same stop (:func:`_redo_side`).
     """
 
@@ -1664,7 +1736,9 @@ class _KeptRows:
         self.slot_of = np.full(nsides, -1, dtype=np.int64)
         self.owner = np.full(nslots, -1, dtype=np.int64)
         self.free = list(range(nslots - 1, -1, -1))
-        self.host = np.empty(1 << 16, dtype=np.int32)
+        # room for the cap and a wave's rows: pages are only taken as they are written, and growing
+        # copied the whole store each time
+        self.host = np.empty(self.HOST_CAP + (1 << 22) if nslots else 0, dtype=np.int32)
         self.host_at = np.full(nsides, -1, dtype=np.int64)
         self.used = 0
         #: the walk's rounds and a wave speculated beside it change slots and copies from two threads
@@ -1679,7 +1753,8 @@ class _KeptRows:
         rows, slots = np.asarray(rows, dtype=np.int64), np.asarray(slots, dtype=np.int64)
         if len(rows) and HOST_STOP:
             with self.lock:
-                self.host, self.used = _put_rows(self.host, self.used, self.host_at, rows, runner.kept_rows(slots))
+                flat, at = runner.kept_rows(slots)
+                self.host, self.used = _append_rows(self.host, self.used, self.host_at, rows, flat, at)
 
     def compact(self, status):
         """Drop the host copies of decided anchors' rows once they take more than :data:`HOST_CAP` ints.

@@ -1,0 +1,27 @@
+"""The warp kernel's launch shape: warps per block that fit the most warps on a multiprocessor."""
+
+from gpukernels.gpu.gapped import _warp_shape
+
+H100 = {"MaxSharedMemoryPerMultiprocessor": 233472, "MaxSharedMemoryPerBlockOptin": 232448,
+        "ReservedSharedMemoryPerBlock": 1024, "MaxRegistersPerMultiprocessor": 65536, "MultiProcessorCount": 132}
+
+
+class Kernel:
+    def __init__(self, num_regs):
+        self.num_regs = num_regs
+
+
+def test_band_512_fits_16_warps_in_two_blocks_of_8():
+    # blocks of 4 warps (57,344 bytes) leave a kilobyte short of a fourth block: 12 warps
+    assert _warp_shape(Kernel(93), 512, H100) == (8, 2 * 132)
+
+
+def test_registers_limit_the_warps():
+    tpb, grid = _warp_shape(Kernel(255), 512, H100)
+    assert tpb * grid // 132 <= 65536 // (255 * 32)
+
+
+def test_band_2048():
+    tpb, grid = _warp_shape(Kernel(93), 2048, H100)
+    assert tpb * 7 * 4 * 2048 <= H100["MaxSharedMemoryPerBlockOptin"]
+    assert (tpb, grid) == (2, 2 * 132)
