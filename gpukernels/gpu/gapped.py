@@ -1336,21 +1336,22 @@ class DeviceRunner:
         ``wide``: one block per task, no anti-diagonal cap, the wide band (a round).
         """
         cp = self.cp
-        d_tasks = cp.asarray(tasks)
+        tasks = np.ascontiguousarray(tasks, dtype=np.int64)
+        d_tasks = self._to_device(tasks, "tasks")
         res = cp.empty((len(tasks), R_N), dtype=cp.int64)
         bands = (self.wide_band,) if wide else BANDS
         self._launch(d_tasks, 0, bands[0], wide, res=res)
-        out = cp.asnumpy(res)
+        out = self._to_host(res, "res").copy()
         band = np.full(len(tasks), bands[0], dtype=np.int64)
         for b in bands[1:]:
             over = np.flatnonzero(out[:, R_STATUS] == 1)
             if not len(over):
                 break
             self.band_retries += len(over)
-            sub = cp.asarray(tasks[over])
+            sub = self._to_device(tasks[over], "tasks")
             r2 = cp.empty((len(over), R_N), dtype=cp.int64)
             self._launch(sub, 0, b, wide, res=r2)
-            out[over] = cp.asnumpy(r2)
+            out[over] = self._to_host(r2, "res")
             band[over] = b
         band[out[:, R_STATUS] != 0] = 0
         return out, band
@@ -1389,7 +1390,7 @@ class DeviceRunner:
         out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
         self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
         self.launches += 1
-        r = cp.asnumpy(res)
+        r = self._to_host(res, "res").copy()
         pos, apos = _packed_bases(r)
         h_tb = self._to_host(out_tb[:int(pos[-1])], "tb")
         h_ad = self._to_host(out_ad[:2 * int(apos[-1])], "ad").reshape(-1, 2)
@@ -1411,25 +1412,37 @@ class DeviceRunner:
         tb_lo = cp.empty(max(ad_total, 1), dtype=cp.int32)
         tb_off = cp.empty(max(ad_total, 1), dtype=cp.int64)
         use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
-        d_tasks = cp.asarray(np.ascontiguousarray(tasks, dtype=np.int64))
-        d_tbb, d_adb = cp.asarray(tbb), cp.asarray(adb)
-        for b in np.unique(band):
-            sel = np.flatnonzero(band == b)
-            slots = None
-            if use:
-                slots = cp.asarray(np.stack([keep[sel], np.full(len(sel), -1)], axis=1).astype(np.int64))
-            self._launch(d_tasks[sel], 1, int(b), wide, dstop=cp.asarray(dstop[sel]), tbb=d_tbb[sel],
-                         adb=d_adb[sel], tb=tb, tb_lo=tb_lo, tb_off=tb_off, slots=slots)
         n = len(tasks)
         size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
         obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+        # the tasks, their tables and the executor's stops, slots and per-band order, in one copy; the
+        # tasks of each band (most often one) launch together
+        order = np.argsort(band, kind="stable")
+        slots = np.stack([np.asarray(keep if use else np.full(n, -1), dtype=np.int64), np.full(n, -1)], axis=1)
+        cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
+                np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
+                np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots]
+        d_in = self._to_device(np.concatenate([np.concatenate(cols, axis=1), np.concatenate(cols, axis=1)[order]]),
+                               "exec")
+        d_tasks, d_tbb, d_adb, d_stop = d_in[:n, :9], d_in[:n, 9], d_in[:n, 10], d_in[:n, 11]
+        d_bi, d_bj, d_obase = d_in[:n, 12], d_in[:n, 13], d_in[:n, 14]
+        by_band = d_in[n:]
+        bands, starts = np.unique(band[order], return_index=True)
+        for b, lo, hi in zip(bands, starts, list(starts[1:]) + [n]):
+            part = by_band[lo:hi]
+            self._launch(cp.ascontiguousarray(part[:, :9]), 1, int(b), wide, dstop=cp.ascontiguousarray(part[:, 11]),
+                         tbb=cp.ascontiguousarray(part[:, 9]), adb=cp.ascontiguousarray(part[:, 10]), tb=tb,
+                         tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None)
         out = cp.empty(max(int(size.sum()), 1), dtype=cp.uint8)
         lens = cp.empty(n, dtype=cp.int64)
         self._trace(((n + 127) // 128,), (128,),
-                    (np.int32(n), d_tasks, self.t, self.q, tb, tb_lo, tb_off, d_tbb, d_adb, cp.asarray(bi),
-                     cp.asarray(bj), cp.asarray(obase), out, lens))
+                    (np.int32(n), cp.ascontiguousarray(d_tasks), self.t, self.q, tb, tb_lo, tb_off,
+                     cp.ascontiguousarray(d_tbb), cp.ascontiguousarray(d_adb), cp.ascontiguousarray(d_bi),
+                     cp.ascontiguousarray(d_bj), cp.ascontiguousarray(d_obase), out, lens))
         self.launches += 1
-        return _slot_columns(cp.asnumpy(out), obase, size, cp.asnumpy(lens))
+        # _slot_columns copies the columns out of the pinned buffers before the next call reuses them
+        h_lens = self._to_host(lens, "exec_lens")
+        return _slot_columns(self._to_host(out, "exec_out"), obase, size, h_lens.copy())
 
     def kept_rows(self, slots):
         """The rows kept in ``slots``, packed on the device and copied to the host (:func:`_pack_dumps`'s result).
@@ -1752,8 +1765,8 @@ class _KeptRows:
         """
         rows, slots = np.asarray(rows, dtype=np.int64), np.asarray(slots, dtype=np.int64)
         if len(rows) and HOST_STOP:
+            flat, at = runner.kept_rows(slots)      # the copy outside the lock: the walk's rounds take it too
             with self.lock:
-                flat, at = runner.kept_rows(slots)
                 self.host, self.used = _append_rows(self.host, self.used, self.host_at, rows, flat, at)
 
     def compact(self, status):
