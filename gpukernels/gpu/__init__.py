@@ -69,6 +69,20 @@ def to_device(arr, dtype=None):
     return dev
 
 
+def settle():
+    """Wait for the calling thread's stream: call it before reading device values into pageable memory.
+
+    A copy to pageable host memory (``int(x)``, ``cupy.asnumpy``) waits
+    for the stream's kernels inside the driver, and while it waits the
+    other threads' copies wait too (the two strands run at once, and a
+    strand's wave copies stalled for tens of milliseconds behind the
+    other's ungapped kernel). Waiting here first, where the driver holds
+    nothing, leaves the copy itself short.
+    """
+    import cupy
+    cupy.cuda.get_current_stream().synchronize()
+
+
 def clear_cache():
     """Forget cached device copies."""
     with _uploads_lock:

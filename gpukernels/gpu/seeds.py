@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import budget, to_device
+from . import budget, settle, to_device
 
 _THREADS = 256
 
@@ -117,6 +117,7 @@ def find_hits(index, qkeys, q_lo, q_hi, transition=True, self_mode=0, on_device=
           + fixed + (counts, counts, np.int64(0), counts, counts, np.int32(0)))
         ends = cp.cumsum(counts)
         starts = ends - counts
+        settle()
         total = int(ends[-1])
         if total <= cap:
             cuts = [0, items]
@@ -134,6 +135,7 @@ def find_hits(index, qkeys, q_lo, q_hi, transition=True, self_mode=0, on_device=
                 k(_grid(b - a), (_THREADS,), (qkeys, np.int64(lo), np.int32(nvar), np.int64(a), np.int64(b))
                   + fixed + (counts, starts, np.int64(base), hq, ht, np.int32(1)))
             if on_host:
+                settle()
                 out_q.append(cp.asnumpy(hq))
                 out_t.append(cp.asnumpy(ht))
             else:
@@ -142,6 +144,7 @@ def find_hits(index, qkeys, q_lo, q_hi, transition=True, self_mode=0, on_device=
     if not out_q:
         z = np.zeros(0, dtype=np.int64)
         return z, z.copy()
+    settle()
     if on_host or not on_device:
         return (np.concatenate([cp.asnumpy(a) for a in out_q]),
                 np.concatenate([cp.asnumpy(a) for a in out_t]))

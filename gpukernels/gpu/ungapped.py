@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import budget, to_device
+from . import budget, settle, to_device
 
 _THREADS = 256
 #: device bytes per hit in one launch (inputs, sort, outputs)
@@ -81,10 +81,12 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
         kernel(grid, (_THREADS,), (d_t, np.int64(tn), d_q, np.int64(qn), sq, st, perm, seg, np.int64(nseg),
                                    d_diag, mat, np.int32(span), np.int64(xdrop), np.int64(min_score), out_q0, out_q1, out_sc,
                                    out_cn, ok))
+        settle()
         keep = cp.flatnonzero(ok)
         q0 = out_q0[keep]
         q1 = out_q1[keep]
         parts.append((q0, q1, q0 + (ht[keep] - hq[keep]), out_sc[keep], out_cn[keep]))
+    settle()
     if host_diag:
         diag_end[...] = cp.asnumpy(d_diag)
     if not parts:
