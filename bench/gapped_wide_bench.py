@@ -36,6 +36,7 @@ def main(argv=None):
     import numpy as np
     from gpukernels.genome import read_fasta
     from gpukernels.gpu import gapped as gg
+    from gpukernels.gpu import runner as runner_module
     from gpu_timing import gpu_seconds
     from test_gpu_gapped_waves import strand_inputs
 
@@ -48,7 +49,7 @@ def main(argv=None):
     rows = []
     first = None
     for name, wide, threads in shapes:
-        gg.WIDE_THREADS = threads
+        runner_module.WIDE_THREADS = threads
         sec, (res, _) = gpu_seconds(lambda: runner.inspect(tasks, wide), args.repeats)   # warm-up compiles
         ms = 1000.0 * sec
         ok = res[:, gg.R_STATUS] == 0

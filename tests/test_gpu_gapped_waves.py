@@ -19,6 +19,7 @@ from gpukernels.engine import AlignOptions, _record_bounds, seeds_rc
 from gpukernels.gapped import WALL_SLOTS, anchor_order
 from gpukernels.genome import read_fasta
 from gpukernels.gpu import gapped as gpu_gapped
+from gpukernels.gpu.runner import DCAP
 
 from conftest import DATA
 
@@ -80,11 +81,11 @@ _DEF = gpu_gapped.ROUND_CELLS
 
 
 @pytest.mark.parametrize("wave, mem, bands, dcap, round_cells, threads", [
-    (4096, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF, 2),
-    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, _DEF, 2),   # small waves: many dirty regions, host redoes them
-    (7, 1 << 30, (512, 2048), gpu_gapped.DCAP, 0, 2),      # the same, every dirty side redone in GPU rounds
-    (64, 3000, (512, 2048), gpu_gapped.DCAP, 0, 2),        # tiny budget: executor batches of one, host extensions
-    (64, 1 << 30, (16, 32), gpu_gapped.DCAP, _DEF, 2),     # narrow bands: band retries, then the host
+    (4096, 1 << 30, (512, 2048), DCAP, _DEF, 2),
+    (7, 1 << 30, (512, 2048), DCAP, _DEF, 2),   # small waves: many dirty regions, host redoes them
+    (7, 1 << 30, (512, 2048), DCAP, 0, 2),      # the same, every dirty side redone in GPU rounds
+    (64, 3000, (512, 2048), DCAP, 0, 2),        # tiny budget: executor batches of one, host extensions
+    (64, 1 << 30, (16, 32), DCAP, _DEF, 2),     # narrow bands: band retries, then the host
     (64, 1 << 30, (512, 2048), 300, _DEF, 2),              # long sides abandoned by the inspector: wide rounds
     (64, 1 << 30, (512, 2048), 150, _DEF, 8),              # ... and several extended on host threads at once
 ])

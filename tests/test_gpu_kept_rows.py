@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.gpu]
 
 def test_device_packing_equals_host_packing():
     import cupy as cp
-    from gpukernels.gpu import gapped as gg
+    from gpukernels.gpu import runner as gg
     from gpukernels.scoring import lastz_scoring
     sc = lastz_scoring()
     rng = np.random.default_rng(11)

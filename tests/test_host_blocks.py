@@ -1,7 +1,7 @@
-"""The relay's pool of pinned host blocks (gpu/gapped._HostBlocks), with a stand-in for CuPy."""
+"""The relay's pool of pinned host blocks (gpu/runner._HostBlocks), with a stand-in for CuPy."""
 from types import SimpleNamespace
 
-from gpukernels.gpu import gapped as gg
+from gpukernels.gpu import runner as gg
 
 
 class _Block:

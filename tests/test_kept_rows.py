@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from gpukernels.gpu.gapped import (DUMP_HEAD, KEEP_W, _append_rows, _compact_rows, _keep_stride, _kept_on_host,
-                                   _pack_dumps)
+from gpukernels.gpu.gapped import _append_rows, _compact_rows, _kept_on_host
+from gpukernels.gpu.runner import DUMP_HEAD, KEEP_W, _keep_stride, _pack_dumps
 
 
 def random_dumps(rng, count):

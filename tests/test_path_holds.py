@@ -14,6 +14,7 @@ import pytest
 
 from gpukernels.cpu import gapped as cg
 from gpukernels.gpu import gapped as gg
+from gpukernels.gpu.runner import _keep_stride
 from gpukernels.scoring import Scoring
 
 SC = Scoring()
@@ -61,7 +62,7 @@ def _kept_rows(t, q, right, aq, at, walls, barrier, d_best):
     """The rows the executor keeps at the best (side_dp, the kernel's twin, mode 1 up to ``d_best``)."""
     tk = gg._tasks_of(np.array([0]), np.array([aq]), np.array([at]), np.array([0]), np.array([len(t)]),
                       np.array([0]), np.array([len(q)]), barrier)[int(right)]
-    keep = np.zeros(gg._keep_stride(), dtype=np.int32)
+    keep = np.zeros(_keep_stride(), dtype=np.int32)
     tb = np.zeros(1 << 22, dtype=np.uint8)
     tb_lo = np.zeros(d_best + 2, dtype=np.int64)
     tb_off = np.zeros(d_best + 2, dtype=np.int64)

@@ -1,6 +1,6 @@
 """The warp kernel's launch shape: warps per block that fit the most warps on a multiprocessor."""
 
-from gpukernels.gpu.gapped import _warp_shape
+from gpukernels.gpu.runner import _warp_shape
 
 H100 = {"MaxSharedMemoryPerMultiprocessor": 233472, "MaxSharedMemoryPerBlockOptin": 232448,
         "ReservedSharedMemoryPerBlock": 1024, "MaxRegistersPerMultiprocessor": 65536, "MultiProcessorCount": 132}

@@ -1,0 +1,664 @@
+"""The device side of the GPU gapped stage: launches of ``cuda/gapped.cu`` and the copies around them.
+
+:class:`DeviceRunner` holds one strand's sequences and walls on the device
+and runs the y-drop kernels for :mod:`gpukernels.gpu.gapped`: the inspector
+and executor of waves and rounds, a round's inspection with its tracebacks,
+relay chunks, and the rows at the best that sides keep. Every copy goes
+through pinned host memory without waiting on the copy itself: the two
+strands run at once in threads of their own, and a copy to or from pageable
+memory waits inside the driver, holding up the other thread's copies.
+Tests replace the runner by a kernel emulator (``tests/gapped_emulator.py``)
+with the same methods.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+from numba import njit
+
+from ..cpu import gapped as cg
+
+#: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
+BANDS = (512, 2048)
+#: anti-diagonals an inspector side may run before it is left to the host
+DCAP = 1 << 14
+#: threads of the block that extends one side in a round (``ydrop_wide``; 384 measured best on the
+#: H200, against 256, 512 and 1024: sides in a round are a few hundred cells wide)
+WIDE_THREADS = 384
+#: threads of the block that runs one relay chunk (``ydrop_chunk``; a chunk of 74k anti-diagonals, about
+#: 120 cells wide, took 50 ms with 128 against 58, 54, 68 and 95 ms with 384, 256, 64 and 32, H200)
+CHUNK_THREADS = 128
+#: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
+WIDE_BAND = 1 << 13
+#: blocks per side that pack a wide round's tracebacks for the copy to the host
+PACK_BLOCKS = 16
+#: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
+DUMP_HEAD = 16
+#: cells per row of a side's rows kept at its best cell (kernel's dump_w; wider ones are not kept),
+#: and the most sides whose rows the device keeps (two waves of 4,096 anchors; at most 1 / KEEP_SHARE of the budget)
+KEEP_W = 512
+KEEP_SLOTS = 1 << 14
+KEEP_SHARE = 8
+# inspector result columns (cuda/gapped.cu)
+#   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
+#   target reach, diagonal range; all of it for an abandoned side, R_STATUS 2); R_DIAGS: the
+#   anti-diagonals computed; R_STOPPED: a round's side stopped at its stale best (result final)
+R_BEST, R_BI, R_BJ, R_CELLS, R_CAB, R_IMAX, R_JMAX, R_KMIN, R_KMAX, R_STATUS, R_DIAGS, R_TRACED, R_STOPPED = range(13)
+R_N = 13
+#: pinned host buffers of DeviceRunner._to_host, per thread (and per device and use inside)
+_PINNED = threading.local()
+#: free pinned bytes the relay's block pool keeps for later batches and pairs (_HostBlocks)
+HOST_BLOCKS_KEEP = 1 << 31
+
+
+@njit(cache=True, nogil=True)
+def _slot_columns(out, obase, size, lens):
+    """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts."""
+    flat = np.empty(lens.sum(), dtype=np.uint8)
+    at = 0
+    for x in range(lens.shape[0]):
+        end = obase[x] + size[x]
+        flat[at:at + lens[x]] = out[end - lens[x]:end]
+        at += lens[x]
+    return flat, lens
+
+
+def _pack_dumps(dumps):
+    """Kernel dumps of rows at the best (one per row of ``dumps``), packed as :meth:`DeviceRunner.kept_rows` packs them.
+
+    A dump is a header and four rows of :data:`KEEP_W` + 2 ints; only the
+    header and each row's first ``dump[11]`` ints are kept. Returns the
+    packed ints and where each dump starts in them (-1 where the header
+    says none was kept, ``d`` below 1).
+    """
+    stride = KEEP_W + 2
+    dumps = np.asarray(dumps, dtype=np.int32).reshape(len(dumps), -1)
+    size = np.where(dumps[:, 0] >= 1, DUMP_HEAD + 4 * dumps[:, 11].astype(np.int64), 0)
+    at = np.cumsum(size) - size
+    flat = np.empty(int(size.sum()), dtype=np.int32)
+    for k in np.flatnonzero(size):
+        n, a = int(dumps[k, 11]), int(at[k])
+        flat[a:a + DUMP_HEAD] = dumps[k, :DUMP_HEAD]
+        for r in range(4):
+            flat[a + DUMP_HEAD + r * n:a + DUMP_HEAD + (r + 1) * n] = \
+                dumps[k, DUMP_HEAD + r * stride:DUMP_HEAD + r * stride + n]
+    return flat, np.where(size > 0, at, -1)
+
+
+
+class DeviceRunner:
+    """Runs the inspector and executor kernels with CuPy (walls kept on the device)."""
+
+    def __init__(self, t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem):
+        import cupy as cp
+        from . import to_device
+        self.cp = cp
+        self.t = to_device(t, np.uint8)
+        self.q = to_device(q, np.uint8)
+        self.matrix = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
+        self.msize = int(matrix.shape[1])
+        if not 0 < self.msize <= 8 or matrix.shape[0] != self.msize:
+            raise ValueError(f"the GPU kernels take substitution matrices up to 8 x 8, not {matrix.shape}")
+        self.gap_open, self.gap_ext, self.ydrop = int(gap_open), int(gap_ext), int(ydrop)
+        self.nslot = int(wall_slots)
+        self.walls = cp.zeros((len(t) + 1, wall_slots, 2), dtype=cp.int32)
+        #: slots for sides' rows at their best (the kernel's keep and stale slots; allocated at first
+        #: use, out of the budget), and the rest of the budget, for tracebacks
+        self.keep_slots = keep_slots(mem)
+        self._arena = None
+        self.mem = mem - self.keep_slots * 4 * _keep_stride()
+        # a copy of the walls for a wave speculated beside the walk (background), and which walls this
+        # thread's launches read
+        self.device_id = cp.cuda.Device().id
+        self._walls_bg = None
+        self._tl = threading.local()
+        self.launches = 0
+        self.band_retries = 0
+        # stand-ins for the buffers a mode does not use (allocated once: a round's launches are short)
+        self._z = cp.zeros(1, dtype=cp.int64)
+        self._zb = cp.zeros(1, dtype=cp.uint8)
+        self._zi = cp.zeros(1, dtype=cp.int32)
+        self._kernels = {}                  # (band, wide) -> kernel and launch shape (_kernel)
+        from ..cuda import get_kernel
+        self._pack = get_kernel("gapped", "ydrop_pack")
+        self._trace = get_kernel("gapped", "ydrop_trace")
+        self._rows_pack = get_kernel("gapped", "rows_pack")
+        optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
+        self.wide_band = WIDE_BAND
+        while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
+            self.wide_band //= 2
+
+    def set_walls(self, walls, spans):
+        """Copy the host's wall rows ``[start, stop)`` of each span to the device, without waiting.
+
+        The rows and their index go through pinned memory and one scatter
+        on the runner's stream (where the spans cover half the rows between
+        them or more, all those rows and no index), so the host goes on to
+        the launch that reads them (pageable copies waited for the stream, which the other
+        strand's kernels share the GPU with).
+        """
+        size = spans[:, 1] - spans[:, 0]
+        first, stop = int(spans[0, 0]), int(spans[-1, 1])
+        if stop - first <= 2 * int(size.sum()):
+            # dense (after a wave's walk, most of the genome): the rows between as they are, no index
+            self.walls[first:stop] = self._to_device(walls[first:stop], "wall_values")
+            return
+        rows = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(spans[:, 0] - (np.cumsum(size) - size), size)
+        self.walls[self._to_device(rows, "wall_rows")] = self._to_device(walls[rows], "wall_values")
+
+    def _walls_now(self):
+        """The walls this thread's launches read (:meth:`background`)."""
+        walls = getattr(self._tl, "walls", None)
+        return self.walls if walls is None else walls
+
+    def snapshot_walls(self):
+        """Copy the walls as they stand (after the uploads queued so far) for a background wave.
+
+        Returns the event the background's stream waits for. The copy is
+        taken again for each wave, after the wave before has finished.
+        """
+        if self._walls_bg is None:
+            self._walls_bg = self.cp.empty_like(self.walls)
+        self._walls_bg[...] = self.walls
+        return self.cp.cuda.get_current_stream().record()
+
+    @contextlib.contextmanager
+    def background(self, ready):
+        """Launches of the calling thread (another than the walk's) on a stream of their own, after
+        ``ready``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile.
+        The stream has the least priority: the walk's rounds and long sides wait on theirs."""
+        from . import own_stream
+        with own_stream(self.device_id, urgent=False) as stream:
+            stream.wait_event(ready)
+            self._tl.walls = self._walls_bg
+            try:
+                yield
+            finally:
+                self._tl.walls = None
+
+    def _kernel(self, band, wide):
+        """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
+
+        Memoised per runner: a pair makes thousands of short launches, and
+        looking the kernel up and setting its shared-memory limit took
+        ~0.3 ms each time in a profile.
+        """
+        got = self._kernels.get((band, wide))
+        if got is None:
+            from ..cuda import get_kernel
+            k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else "ydrop")
+            # the largest limit any shape asks for (the kernel object is shared by threads and runners):
+            # the block's opt-in maximum less the kernel's static shared memory
+            k.max_dynamic_shared_size_bytes = (self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
+                                               - k.shared_size_bytes)
+            tpb, grid = (1, 0) if wide else _warp_shape(k, band, self.cp.cuda.Device().attributes)
+            smem = tpb * 7 * 4 * band
+            threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
+            got = self._kernels[(band, wide)] = (k, tpb, threads, smem, grid)
+        return got
+
+    def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
+                tb_off=None, dump_at=None, dump=None, slots=None):
+        cp = self.cp
+        k, tpb, threads, smem, grid = self._kernel(band, wide)
+        n = int(tasks.shape[0])
+        z, zb, zi = self._z, self._zb, self._zi
+        dump_w = 0
+        if slots is not None:
+            if self._arena is None:
+                self._arena = cp.empty(self.keep_slots * _keep_stride(), dtype=cp.int32)
+            dump, dump_w = self._arena, KEEP_W
+        args = (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
+                np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
+                np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
+                dstop if dstop is not None else z,
+                tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
+                tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
+                dump_at if dump_at is not None else z, slots if slots is not None else z,
+                dump if dump is not None else zi, np.int32(dump_w))
+        blocks = (n + tpb - 1) // tpb
+        if not wide:
+            # the warps take tasks from a queue: at most enough blocks to fill the device once
+            args += (cp.zeros(1, dtype=cp.int32),)
+            blocks = min(blocks, grid)
+        k((blocks,), (threads,), args, shared_mem=smem)
+        self.launches += 1
+
+    def inspect(self, tasks, wide=False):
+        """Inspector results (ntasks, R_N) and the band each task fitted (0: none, or abandoned).
+
+        ``wide``: one block per task, no anti-diagonal cap, the wide band (a round).
+        """
+        cp = self.cp
+        tasks = np.ascontiguousarray(tasks, dtype=np.int64)
+        d_tasks = self._to_device(tasks, "tasks")
+        res = cp.empty((len(tasks), R_N), dtype=cp.int64)
+        bands = (self.wide_band,) if wide else BANDS
+        self._launch(d_tasks, 0, bands[0], wide, res=res)
+        out = self._to_host(res, "res").copy()
+        band = np.full(len(tasks), bands[0], dtype=np.int64)
+        for b in bands[1:]:
+            over = np.flatnonzero(out[:, R_STATUS] == 1)
+            if not len(over):
+                break
+            self.band_retries += len(over)
+            sub = self._to_device(tasks[over], "tasks")
+            r2 = cp.empty((len(over), R_N), dtype=cp.int64)
+            self._launch(sub, 0, b, wide, res=r2)
+            out[over] = self._to_host(r2, "res")
+            band[over] = b
+        band[out[:, R_STATUS] != 0] = 0
+        return out, band
+
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None):
+        """A wide round in one launch: inspector results, bands, and the tracebacks that fitted.
+
+        Task x may write ``tb_room[x]`` traceback bytes and ``ad_room[x]``
+        anti-diagonal rows (kernel mode 2); ``ydrop_pack`` then packs the
+        tracebacks up to the best cells, so one copy brings them back.
+        ``slots`` (ntasks, 2): the slot where each task keeps its rows at its
+        best, and the slot of its stale run's (-1: none), :class:`_KeptRows`.
+        Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb))``: the packed
+        tracebacks and where each task's starts (:func:`_packed_bases`; valid
+        where ``res[x, R_TRACED]`` and the best cell is past the origin).
+        ``tb`` is a view of pinned memory, valid until the runner's next call.
+        """
+        cp = self.cp
+        n = len(tasks)
+        tbb = np.concatenate([[0], np.cumsum(_up16(np.asarray(tb_room, dtype=np.int64)))]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ad_room)]).astype(np.int64)
+        res = cp.empty((n, R_N), dtype=cp.int64)
+        # tasks, both bases and the slots in one copy (each copy of a few bytes costs tens of microseconds)
+        use = slots is not None and self.keep_slots > 0
+        slots = np.asarray(slots if use else np.zeros((0, 2)), dtype=np.int64).ravel()
+        d_in = self._to_device(np.concatenate([np.ascontiguousarray(tasks, dtype=np.int64).ravel(), tbb, adb,
+                                               slots]), "tasks")
+        d_tasks, d_tbb, d_adb = d_in[:9 * n].reshape(n, 9), d_in[9 * n:10 * n + 1], d_in[10 * n + 1:11 * n + 2]
+        d_slots = d_in[11 * n + 2:] if use else None
+        tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
+        tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
+        tb_off = cp.empty(max(int(adb[-1]), 1), dtype=cp.int64)
+        self._launch(d_tasks, 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
+                     tb_off=tb_off, slots=d_slots)
+        out_tb = cp.empty_like(tb)
+        out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
+        self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
+        self.launches += 1
+        r = self._to_host(res, "res").copy()
+        pos, apos = _packed_bases(r)
+        h_tb = self._to_host(out_tb[:int(pos[-1])], "tb")
+        h_ad = self._to_host(out_ad[:2 * int(apos[-1])], "ad").reshape(-1, 2)
+        band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
+        return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
+
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
+        """The columns of the tasks' paths to their best cells ``(bi, bj)``: one flat array, and each task's count.
+
+        The executor writes each task's traceback bytes (mode 1, up to
+        anti-diagonal ``dstop``) at ``tbb`` (``tb_total`` bytes in all) and
+        its anti-diagonal rows at ``adb``; ``ydrop_trace`` then walks them
+        back on the device, one thread per task, so only the columns come
+        back. ``keep``: the slot where each task keeps its rows at its best
+        (-1: none), :class:`_KeptRows`.
+        """
+        cp = self.cp
+        tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
+        tb_lo = cp.empty(max(ad_total, 1), dtype=cp.int32)
+        tb_off = cp.empty(max(ad_total, 1), dtype=cp.int64)
+        use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
+        n = len(tasks)
+        size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
+        obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+        # the tasks, their tables and the executor's stops, slots and per-band order, in one copy; the
+        # tasks of each band (most often one) launch together
+        order = np.argsort(band, kind="stable")
+        slots = np.stack([np.asarray(keep if use else np.full(n, -1), dtype=np.int64), np.full(n, -1)], axis=1)
+        cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
+                np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
+                np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots]
+        d_in = self._to_device(np.concatenate([np.concatenate(cols, axis=1), np.concatenate(cols, axis=1)[order]]),
+                               "exec")
+        d_tasks, d_tbb, d_adb = d_in[:n, :9], d_in[:n, 9], d_in[:n, 10]
+        d_bi, d_bj, d_obase = d_in[:n, 12], d_in[:n, 13], d_in[:n, 14]
+        by_band = d_in[n:]
+        bands, starts = np.unique(band[order], return_index=True)
+        for b, lo, hi in zip(bands, starts, list(starts[1:]) + [n]):
+            part = by_band[lo:hi]
+            self._launch(cp.ascontiguousarray(part[:, :9]), 1, int(b), wide, dstop=cp.ascontiguousarray(part[:, 11]),
+                         tbb=cp.ascontiguousarray(part[:, 9]), adb=cp.ascontiguousarray(part[:, 10]), tb=tb,
+                         tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None)
+        out = cp.empty(max(int(size.sum()), 1), dtype=cp.uint8)
+        lens = cp.empty(n, dtype=cp.int64)
+        self._trace(((n + 127) // 128,), (128,),
+                    (np.int32(n), cp.ascontiguousarray(d_tasks), self.t, self.q, tb, tb_lo, tb_off,
+                     cp.ascontiguousarray(d_tbb), cp.ascontiguousarray(d_adb), cp.ascontiguousarray(d_bi),
+                     cp.ascontiguousarray(d_bj), cp.ascontiguousarray(d_obase), out, lens))
+        self.launches += 1
+        # _slot_columns copies the columns out of the pinned buffers before the next call reuses them
+        h_lens = self._to_host(lens, "exec_lens")
+        return _slot_columns(self._to_host(out, "exec_out"), obase, size, h_lens.copy())
+
+    def kept_rows(self, slots):
+        """The rows kept in ``slots``, packed on the device and copied to the host (:func:`_pack_dumps`'s result).
+
+        Only each row's live width comes back (a slot holds rows of
+        :data:`KEEP_W` + 2 ints, most of them unused): a wave keeps the rows
+        of 8,192 sides. The packed ints are a view of pinned memory, valid
+        until the next call.
+        """
+        cp = self.cp
+        slots = np.asarray(slots, dtype=np.int64)
+        d_slots = self._to_device(slots, "kept_slots")
+        arena = self._arena.reshape(self.keep_slots, _keep_stride())
+        head = self._to_host(arena[d_slots, :DUMP_HEAD], "kept_heads")
+        size = np.where(head[:, 0] >= 1, DUMP_HEAD + 4 * head[:, 11].astype(np.int64), 0)
+        at = np.where(size > 0, np.cumsum(size) - size, -1)
+        flat = cp.empty(max(int(size.sum()), 1), dtype=cp.int32)
+        if len(slots):
+            self._rows_pack((len(slots),), (128,), (self._arena, np.int32(KEEP_W), d_slots, np.int32(len(slots)),
+                                                   self._to_device(at, "kept_at"), flat))
+            self.launches += 1
+        return self._to_host(flat[:int(size.sum())], "kept_rows"), at
+
+    def relay_launcher(self, task, width, mem):
+        """``cpu/relay.relay_side``'s ``chunks`` for the side ``task``, callable from any host thread.
+
+        ``width``: the side's cells per anti-diagonal as far as it is known
+        (its inspection's average); the chunks' band is chosen from it and
+        the lead's. ``mem``: the bytes their tracebacks may take (the sides
+        of a batch run at once, each with its share of the budget). They run
+        on a stream of their own that first waits for the caller's stream as
+        it stands now (the walls just uploaded there), on the caller's device.
+        """
+        from . import own_stream
+        cp = self.cp
+        caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
+        held = []       # pinned blocks holding the chunks' traceback bytes, until release()
+
+        def chunks(starts, lead_width):
+            with own_stream(device) as stream:
+                stream.wait_event(caller.record())
+                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem, held)
+
+        def release():
+            """The side is done with its chunks' bytes: their blocks go back for later calls."""
+            with cp.cuda.Device(device):
+                _BLOCKS.give(cp, held)
+            held.clear()
+        chunks.release = release
+        return chunks
+
+    def relay_chunks(self, task, starts, width, mem, held=None):
+        """Speculative chunks of one long side as blocks of one launch (kernel ``ydrop_chunk``).
+
+        ``task`` is the side's task row (:func:`_tasks_of`); ``starts`` and
+        ``width`` are what ``cpu/relay.relay_side`` passes its ``chunks``.
+        A chunk starts from a single cell scoring 0, which is an extension's
+        origin: the task moved to that cell. The band, and each chunk's room
+        per anti-diagonal, is the smallest power of two from 512 on that
+        holds three times ``width`` (a small band lets several blocks share
+        a multiprocessor, and a chunk that outgrows it is only a missed
+        speculation); as many run as their rooms fit in ``mem`` bytes.
+        Returns
+        :func:`gpukernels.cpu.relay.speculative_chunk`'s result per chunk, in
+        side coordinates, or None where the chunk ended before its check or
+        outgrew its band or room (the relay then takes the true state there).
+        """
+        cp = self.cp
+        sts = np.asarray(starts, dtype=np.int64).reshape(-1, 4)
+        band = 512
+        while band < min(3 * int(width) + 64, self.wide_band):
+            band *= 2
+        ads = sts[:, 3] - sts[:, 1]
+        room = _up16(ads * band)
+        n = int(min(len(sts), max(int(mem) // max(int(room.max()), 1), 0)))
+        if n == 0:
+            return [None] * len(sts)
+        sts, ads, room = sts[:n], ads[:n], room[:n]
+        i0, s, d_check = sts[:, 0], sts[:, 1], sts[:, 2]
+        j0 = s - i0
+        # the side's task moved to each seed cell: letters, lengths, barrier and wall origins shift
+        tasks = np.repeat(np.asarray(task, dtype=np.int64).reshape(1, 9), n, axis=0)
+        tasks[:, 0] += tasks[:, 1] * j0
+        tasks[:, 2] -= j0
+        tasks[:, 3] += tasks[:, 4] * i0
+        tasks[:, 5] -= i0
+        tasks[:, 6] -= j0 - i0
+        tasks[:, 7] += tasks[:, 4] * i0
+        tasks[:, 8] += tasks[:, 1] * j0
+        tbb = np.concatenate([[0], np.cumsum(room)]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ads + 2)]).astype(np.int64)
+        d_in = self._to_device(np.concatenate([tasks.ravel(), ads, d_check - s, tbb, adb]), "chunks")
+        d_tasks = d_in[:9 * n].reshape(n, 9)
+        d_stop, d_at = d_in[9 * n:10 * n], d_in[10 * n:11 * n]
+        d_tbb, d_adb = d_in[11 * n:12 * n + 1], d_in[12 * n + 1:]
+        res = cp.empty((n, R_N), dtype=cp.int64)
+        tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
+        tb_lo = cp.empty(int(adb[-1]), dtype=cp.int32)
+        tb_off = cp.empty(int(adb[-1]), dtype=cp.int64)
+        stride = DUMP_HEAD + 4 * (band + 2)
+        dump = cp.empty(2 * n * stride, dtype=cp.int32)
+        self._launch(d_tasks, 3, band, "chunk", res=res, dstop=d_stop, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
+                     tb_off=tb_off, dump_at=d_at, dump=dump)
+        # copies back through pinned blocks of the shared pool, given back at the end of the call
+        temp = []
+        r = self._to_host(res, None, temp)
+        dumps = self._to_host(dump, None, temp).reshape(n, 2, stride)
+        h_lo, h_off = self._to_host(tb_lo, None, temp), self._to_host(tb_off, None, temp)
+        # each chunk's traceback bytes from its check on, in one pinned block (the pieces outlive this
+        # call: ``held``, given back by the launcher's release; pageable copies ran at ~1.4 GB/s)
+        # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
+        keep = (r[:, R_STATUS] == 0) & (dumps[:, 0, 0] >= 0) & (dumps[:, 1, 12] >= dumps[:, 1, 0])
+        first = d_check - s + 1                         # the chunks' own anti-diagonals after their check
+        base = np.zeros(n, dtype=np.int64)
+        nbytes = np.zeros(n, dtype=np.int64)
+        for x in np.flatnonzero(keep):
+            end = dumps[x, 1]
+            base[x] = h_off[adb[x] + first[x]] if first[x] <= end[0] else end[8]
+            nbytes[x] = end[8] - base[x]
+        pinned = _BLOCKS.take(cp, int(nbytes.sum()))
+        if held is not None:
+            held.append(pinned)
+        host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=pinned)
+        at = np.concatenate([[0], np.cumsum(nbytes)])
+        for x in np.flatnonzero(nbytes):
+            tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
+        out = []
+        for x in range(n):
+            if not keep[x]:
+                out.append(None)
+                continue
+            chk, end = dumps[x]
+            a = int(adb[x])
+            last = int(end[0])
+            piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
+            # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
+            f = int(first[x])
+            off = h_off[a + f:a + last + 1] - base[x]
+            lo = h_lo[a + f:a + last + 1].astype(np.int64) + i0[x]
+            st_c, snap_c = _chunk_state(chk, int(i0[x]), int(s[x]), band)
+            st_n, snap_n = _chunk_state(end, int(i0[x]), int(s[x]), band)
+            st_n[cg.ST_NTB] = nbytes[x]
+            out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n, f + int(s[x])))
+        _BLOCKS.give(cp, temp)
+        return out + [None] * (len(starts) - n)
+
+    def _pinned(self, shape, dtype, slot):
+        """A host array in pinned memory kept for ``slot``, valid until the slot's next use.
+
+        The buffers grow by doubling and are kept per thread and device for
+        the next runner (allocating pinned memory takes tens of
+        milliseconds).
+        """
+        cp = self.cp
+        dtype = np.dtype(dtype)
+        size = int(np.prod(shape, dtype=np.int64))
+        nbytes = max(size * dtype.itemsize, 1)
+        key = (cp.cuda.Device().id, slot)
+        pinned = getattr(_PINNED, "buffers", None)
+        if pinned is None:
+            pinned = _PINNED.buffers = {}
+        buf = pinned.get(key)
+        if buf is None or buf.size() < nbytes:
+            buf = cp.cuda.alloc_pinned_memory(max(nbytes, 2 * (buf.size() if buf is not None else 1 << 20)))
+            pinned[key] = buf
+        return np.ndarray((size,), dtype=dtype, buffer=buf).reshape(shape)
+
+    def _to_host(self, arr, slot, blocks=None):
+        """``arr`` copied into pinned host memory kept for ``slot``: a view, valid until the slot's next use.
+
+        Tracebacks are the big copies back (megabytes per round, up to
+        hundreds per wave); pinned memory moves them about twice as fast
+        as pageable. With a list ``blocks`` (threads copying at once, the
+        relay's chunk calls), the memory is a block of the shared pool
+        :data:`_BLOCKS` instead, appended to ``blocks`` for the caller to
+        give back when done with the view (``slot`` is then unused).
+        """
+        if blocks is None:
+            out = self._pinned(arr.shape, arr.dtype, slot)
+        else:
+            blocks.append(_BLOCKS.take(self.cp, arr.nbytes))
+            out = np.ndarray(arr.shape, dtype=arr.dtype, buffer=blocks[-1])
+        arr.get(out=out)
+        return out
+
+    def _to_device(self, arr, slot):
+        """A new device array holding ``arr``, copied on the current stream without waiting.
+
+        The copy goes from pinned memory kept for ``slot``: every runner call
+        that returns host arrays waits for its stream, so the slot is free
+        again at the next call (set_walls, which returns nothing, is always
+        followed by one).
+        """
+        cp = self.cp
+        host = self._pinned(arr.shape, arr.dtype, slot)
+        host[...] = arr
+        dev = cp.empty(arr.shape, dtype=arr.dtype)
+        if host.nbytes:
+            dev.data.copy_from_host_async(host.ctypes.data, host.nbytes)
+        return dev
+
+
+def _warp_shape(kernel, band, attributes):
+    """Warps per block and blocks in all for the warp kernel ``ydrop`` at ``band``.
+
+    Each warp holds 7 rows of ``band`` ints in shared memory, and the
+    warps take tasks from a queue, so the launch need only fill the device
+    once. The warps per block (up to 8) are those that fit the most warps
+    on a multiprocessor, given its shared memory (less the part reserved
+    per block and the kernel's static 256 bytes), its registers and its
+    limits of 64 warps and 32 blocks (a block of 4 warps at band 512 left
+    a kilobyte short of a fourth block: 12 warps against 16 with 8).
+    """
+    per_warp = 7 * 4 * band
+    sm_smem = attributes["MaxSharedMemoryPerMultiprocessor"]
+    reserved = attributes.get("ReservedSharedMemoryPerBlock", 1024) + 256
+    regs = max(int(getattr(kernel, "num_regs", 0)), 1) * 32
+    best = (1, 1)
+    for tpb in range(1, 9):
+        if tpb * per_warp > attributes["MaxSharedMemoryPerBlockOptin"]:
+            break
+        fit = min(sm_smem // (tpb * per_warp + reserved), attributes["MaxRegistersPerMultiprocessor"] // (regs * tpb),
+                  64 // tpb, 32)
+        if tpb * fit > best[0] * best[1]:
+            best = (tpb, fit)
+    return best[0], max(1, best[1]) * attributes["MultiProcessorCount"]
+
+
+class _HostBlocks:
+    """Pinned host blocks for the relay's copies back, shared by threads and kept between batches.
+
+    A long batch runs each side on a thread of its own, and each chunk call
+    copies back megabytes to hundreds of megabytes (the tracebacks of 32
+    chunks). Allocating pinned memory takes about 0.5 ms per megabyte and
+    holds up the other threads' copies meanwhile (a 240 MB block took
+    85–147 ms, and five sides' copies waited as long); CuPy's pool reuses a
+    freed block only for a request of the same size. Here blocks come in
+    powers of two from 1 MiB and go back to a free list when their user is
+    done, so the next batch, and the next pair, take them again (each from
+    its own size class, as sides of a batch ask at once). At most
+    :data:`HOST_BLOCKS_KEEP` free bytes are kept (the largest go first, back
+    to the system: the blocks are allocated outside CuPy's pool).
+    """
+
+    def __init__(self):
+        self._free = {}
+        self._lock = threading.Lock()
+
+    def take(self, cp, nbytes):
+        """A block of at least ``nbytes`` (pinned, on the current device's context)."""
+        size = 1 << max(20, (max(int(nbytes), 1) - 1).bit_length())
+        device = cp.cuda.Device().id
+        with self._lock:
+            free = self._free.setdefault(device, [])
+            # only its own size class: a larger block taken here would be missing for the side that
+            # needs it (a long batch's sides ask at once)
+            for k, b in enumerate(free):
+                if b.size() == size:
+                    return free.pop(k)
+        # outside CuPy's pool, which would keep a block this pool lets go
+        return cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0)
+
+    def give(self, cp, blocks):
+        """Blocks back to the free list (their arrays no longer in use)."""
+        device = cp.cuda.Device().id
+        with self._lock:
+            free = self._free.setdefault(device, [])
+            free.extend(blocks)
+            free.sort(key=lambda b: b.size())
+            while free and sum(b.size() for b in free) > HOST_BLOCKS_KEEP:
+                free.pop()
+
+
+_BLOCKS = _HostBlocks()
+
+
+def _keep_stride():
+    """Ints per slot of kept rows: the header and four rows of :data:`KEEP_W` + 2."""
+    return DUMP_HEAD + 4 * (KEEP_W + 2)
+
+
+def keep_slots(mem):
+    """How many sides' rows at their best the device keeps within budget ``mem`` (bytes)."""
+    return int(min(KEEP_SLOTS, int(mem) // KEEP_SHARE // (4 * _keep_stride())))
+
+
+def _up16(x):
+    """``x`` rounded up to a multiple of 16 (the pack kernel moves 16-byte words)."""
+    return (x + 15) & ~15
+
+
+def _chunk_state(head, i0, s, band):
+    """A relay chunk's dumped state in side coordinates: its ``cpu/gapped`` state array and snapshot.
+
+    ``head`` is one dump of kernel ``ydrop_chunk`` (header, then four rows
+    of ``band + 2``); the chunk's origin is cell ``(i0, s - i0)``. The
+    snapshot is None where the chunk ended.
+    """
+    st = np.zeros(cg.ST_N, dtype=np.int64)
+    st[cg.ST_D] = head[0] + s
+    st[cg.ST_LO1], st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2] = head[1:5].astype(np.int64) + i0
+    st[cg.ST_BEST], st[cg.ST_BI], st[cg.ST_BJ] = head[5], head[6] + i0, head[7] + s - i0
+    st[cg.ST_CELLS], st[cg.ST_DONE] = head[8], head[9]
+    if head[9]:
+        return st, None
+    n = int(head[11])
+    rows = head[DUMP_HEAD:].reshape(4, band + 2)[:, :n].astype(np.int64)
+    return st, (int(head[10]) + i0, rows)
+
+
+def _packed_bases(res):
+    """Where ``ydrop_pack`` put each task's traceback: byte and row offsets, ``ntasks + 1`` each.
+
+    Tasks with ``R_TRACED`` and a best cell past the origin are packed in
+    order, ``R_CAB`` bytes rounded up to 16 and ``bi + bj + 1`` rows each; the others
+    take no room.
+    """
+    ds = res[:, R_BI] + res[:, R_BJ]
+    held = (res[:, R_TRACED] != 0) & (ds > 0)
+    pos = np.concatenate([[0], np.cumsum(np.where(held, _up16(res[:, R_CAB]), 0))]).astype(np.int64)
+    apos = np.concatenate([[0], np.cumsum(np.where(held, ds + 1, 0))]).astype(np.int64)
+    return pos, apos
