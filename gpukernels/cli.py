@@ -39,7 +39,9 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     level = logging.WARNING if args.quiet else (logging.DEBUG if args.verbose else logging.INFO)
-    logging.basicConfig(level=level, format="ava: %(message)s", stream=sys.stderr)
+    # other libraries' messages from warnings on only: numba's compiler debugging filled -v's output
+    logging.basicConfig(level=logging.WARNING, format="ava: %(message)s", stream=sys.stderr)
+    logging.getLogger("gpukernels").setLevel(level)
     try:
         return args.func(args) or 0
     except InputError as exc:

@@ -848,7 +848,7 @@ def _compact_rows(rows_host, rows_at, status):
         live[m] = row
         m += 1
     live = live[:m]
-    live = live[np.argsort(rows_at[live], kind="mergesort")]
+    live = live[np.argsort(rows_at[live])]      # positions are distinct: any sort gives one order
     used = 0
     for row in live:
         at = rows_at[row]
