@@ -194,24 +194,28 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     t_keys = time.perf_counter()
     diag_end = ungapped.new_diag_end(len(t_codes) + len(q_codes) + 1, backend)
     parts = []
-    for lo in range(0, len(q_codes), QUERY_BATCH):
-        hi = min(lo + QUERY_BATCH, len(q_codes))
-        t1 = time.perf_counter()
-        if fm:
-            hit_q, hit_t = fmindex.find_hits(index, q_seed, lo, hi, options.seed_length, options.mismatches,
-                                             options.occ_cap, self_mode, backend)
-        else:
-            hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
-        if options.seed_filter:
-            hit_q, hit_t = seedhit.filter_candidates(hit_q, hit_t, backend)
-        t2 = time.perf_counter()
-        stats.seconds["seed"] += t2 - t1
-        stats.seed_hits += len(hit_q)
-        span = options.seed_length if fm else seed.span
-        parts.append(ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, span, sc, diag_end, backend))
-        stats.seconds["ungapped"] += time.perf_counter() - t2
-    stats.seconds["seed"] += t_keys - clock
-    hsps = ungapped.HSPs.concat([ungapped.add_anchors(p, t_codes, q_codes, sc) for p in parts])
+    # each batch's anchors (numba, on the host) are found while the next batch runs: a megabase HSP
+    # takes milliseconds to slide its window over
+    with ThreadPoolExecutor(1, thread_name_prefix="ava-anchors") as anchoring:
+        for lo in range(0, len(q_codes), QUERY_BATCH):
+            hi = min(lo + QUERY_BATCH, len(q_codes))
+            t1 = time.perf_counter()
+            if fm:
+                hit_q, hit_t = fmindex.find_hits(index, q_seed, lo, hi, options.seed_length, options.mismatches,
+                                                 options.occ_cap, self_mode, backend)
+            else:
+                hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
+            if options.seed_filter:
+                hit_q, hit_t = seedhit.filter_candidates(hit_q, hit_t, backend)
+            t2 = time.perf_counter()
+            stats.seconds["seed"] += t2 - t1
+            stats.seed_hits += len(hit_q)
+            span = options.seed_length if fm else seed.span
+            part = ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, span, sc, diag_end, backend)
+            parts.append(anchoring.submit(ungapped.add_anchors, part, t_codes, q_codes, sc))
+            stats.seconds["ungapped"] += time.perf_counter() - t2
+        stats.seconds["seed"] += t_keys - clock
+        hsps = ungapped.HSPs.concat([p.result() for p in parts])
     stats.hsps += len(hsps)
     t3 = time.perf_counter()
     order = gapped.anchor_order(hsps.score, hsps.anchor_q, hsps.anchor_t)
