@@ -1,63 +1,106 @@
 // Ungapped x-drop extension: twin of cpu/ungapped.extend_hits.
 // One warp per diagonal (GPUGECKO): the warp takes the diagonal's hits in
 // query order, skips those behind the diagonal's extent (binary search), and
-// extends each one 32 letters at a time (prefix sums and running maxima by
-// shuffles), stopping exactly where the CPU's letter-by-letter loop stops.
+// extends each one 32 * LPL letters at a time (each lane's own letters in
+// registers, then sums and maxima over the lanes by shuffles), stopping
+// exactly where the CPU's letter-by-letter loop stops.
 
 #define FULL 0xffffffffu
-#define NEG_INF (-(1LL << 62))
 
-__device__ __forceinline__ long long warp_incl_sum(long long v, int lane)
-{
-    for (int o = 1; o < 32; o <<= 1) {
-        long long u = __shfl_up_sync(FULL, v, o);
-        if (lane >= o) v += u;
-    }
-    return v;
-}
+// Letters per lane in the steps of a pass after its first: such a step scores 32 * LPL letters with
+// two warp scans (the first step, one letter per lane, ends most passes: they stop a few dozen
+// letters past the end of the similarity).
+#define LPL 4
 
-__device__ __forceinline__ long long warp_incl_max(long long v, int lane)
+// One step of an x-drop pass: letters c .. c + 32 * K - 1 (those below L), K consecutive ones per
+// lane. The lane sums and maxima of its own letters, then one exclusive sum and one inclusive
+// maximum over the lanes place every letter, relative to the running score at the step's start (a
+// step moves it by at most 32 * K * 1000, so 32 bits hold them). Updates run, best, the letter of
+// the best (bk) and the letters processed; returns whether the pass ended here.
+template <int K>
+__device__ __forceinline__ bool xdrop_step(const unsigned char* t, const unsigned char* q, long long pos,
+                                           long long diag, long long L, int dir, const int* mat, long long xdrop,
+                                           int lane, long long c, long long& run, long long& best, long long& bk,
+                                           long long& processed)
 {
-    for (int o = 1; o < 32; o <<= 1) {
-        long long u = __shfl_up_sync(FULL, v, o);
-        if (lane >= o && u > v) v = u;
+    const long long k0 = c + (long long)lane * K;
+    // this lane's letters: running sum p and running maximum m of it, relative to the step's start
+    int p[K], m[K];
+    int nvalid = 0, acc = 0, mx = -0x7fffffff;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = k0 + i;
+        int v = 0;
+        if (k < L) {
+            const long long s = dir < 0 ? pos - 1 - k : pos + k;
+            v = mat[t[s + diag] * 6 + q[s]];
+            nvalid = i + 1;
+        }
+        acc += v;
+        p[i] = acc;
+        mx = (k < L && acc > mx) ? acc : mx;
+        m[i] = mx;
     }
-    return v;
+    // the running score before this lane's letters (exclusive sum), and the best before them
+    int e = acc;
+    for (int o = 1; o < 32; o <<= 1) {
+        int u = __shfl_up_sync(FULL, e, o);
+        if (lane >= o) e += u;
+    }
+    e -= acc;
+    int x = nvalid ? e + m[K - 1] : -0x7fffffff;     // the best this lane's letters reach
+    int xin = x;
+    for (int o = 1; o < 32; o <<= 1) {
+        int u = __shfl_up_sync(FULL, xin, o);
+        if (lane >= o && u > xin) xin = u;
+    }
+    int xex = __shfl_up_sync(FULL, xin, 1);
+    if (lane == 0) xex = -0x7fffffff;
+    const long long bestrel = best - run;               // at most xdrop: the pass went on
+    const long long before = xex > bestrel ? (long long)xex : bestrel;
+    // this lane's first letter that falls more than xdrop below the best so far
+    int fi = K;
+#pragma unroll
+    for (int i = K - 1; i >= 0; --i) {
+        const long long b = e + m[i] > before ? (long long)(e + m[i]) : before;
+        if (i < nvalid && (long long)(e + p[i]) < b - xdrop) fi = i;
+    }
+    const unsigned fails = __ballot_sync(FULL, fi < K);
+    const unsigned valids = __ballot_sync(FULL, nvalid > 0);
+    const int fl = fails ? __ffs(fails) - 1 : 31 - __clz(valids);      // the lane of the last letter
+    // letters of this lane up to the last one processed: all of them before fl, none after
+    const int upto = lane < fl ? nvalid : (lane == fl ? (fails ? fi + 1 : nvalid) : 0);
+    int lmax = -0x7fffffff, lat = 0, lastp = 0;
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        if (i < upto && e + p[i] > lmax) { lmax = e + p[i]; lat = i; }
+        if (i < upto) lastp = p[i];
+    }
+    const int mall = __reduce_max_sync(FULL, lmax);
+    if ((long long)mall > bestrel) {
+        const unsigned at = __ballot_sync(FULL, upto > 0 && lmax == mall);
+        const int wl = __ffs(at) - 1;
+        bk = c + (long long)wl * K + __shfl_sync(FULL, lat, wl);
+        best = run + mall;
+    }
+    run += __shfl_sync(FULL, e + lastp, fl);                          // the score after the last letter
+    processed = c + (long long)fl * K + __shfl_sync(FULL, upto, fl);
+    return fails != 0;
 }
 
 // One x-drop pass over L letters from pos, walking left (dir < 0: letters
 // pos-1, pos-2, ...) or right (letters pos, pos+1, ...). Returns the best
 // score; *best_k = index of the letter where it was first reached (-1: none
-// above 0); *done = letters processed.
+// above 0); *done = letters processed (up to and with the first letter where
+// the running score fell more than xdrop below the best, as the CPU's loop).
 __device__ long long xdrop_pass(const unsigned char* t, const unsigned char* q, long long pos, long long diag,
                                 long long L, int dir, const int* mat, long long xdrop, int lane,
                                 long long* best_k, long long* done)
 {
     long long run = 0, best = 0, bk = -1, processed = 0;
-    for (long long c = 0; c < L; c += 32) {
-        long long k = c + lane;
-        bool valid = k < L;
-        long long v = 0;
-        if (valid) {
-            long long s = dir < 0 ? pos - 1 - k : pos + k;
-            v = mat[t[s + diag] * 6 + q[s]];
-        }
-        long long r = run + warp_incl_sum(v, lane);
-        long long m = warp_incl_max(valid ? r : NEG_INF, lane);
-        long long b = m > best ? m : best;
-        unsigned fails = __ballot_sync(FULL, valid && r < b - xdrop);
-        unsigned valids = __ballot_sync(FULL, valid);
-        int last = fails ? __ffs(fails) - 1 : 31 - __clz(valids);
-        long long mlast = __shfl_sync(FULL, m, last);
-        if (mlast > best) {
-            unsigned at = __ballot_sync(FULL, lane <= last && r == mlast);
-            bk = c + __ffs(at) - 1;
-            best = mlast;
-        }
-        run = __shfl_sync(FULL, r, last);
-        processed = c + last + 1;
-        if (fails) break;
-    }
+    bool ended = L <= 0 || xdrop_step<1>(t, q, pos, diag, L, dir, mat, xdrop, lane, 0, run, best, bk, processed);
+    for (long long c = 32; !ended && c < L; c += 32 * LPL)
+        ended = xdrop_step<LPL>(t, q, pos, diag, L, dir, mat, xdrop, lane, c, run, best, bk, processed);
     *best_k = bk;
     *done = processed;
     return best;
