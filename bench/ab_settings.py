@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A/B of the GPU engine's settings on one genome pair, alternated in one process (GPU only).
+
+Usage::
+
+    python3 bench/ab_settings.py TARGET QUERY [--repeats N] [--rounds R] [SETTINGS ...]
+
+Each ``SETTINGS`` is a comma-separated list of ``MODULE.NAME=VALUE`` for
+module-level settings of ``gpukernels.gpu.gapped`` (``gapped.``),
+``gpukernels.gpu.runner`` (``runner.``), ``gpukernels.cpu.relay``
+(``relay.``) or ``gpukernels.engine`` (``engine.``); ``VALUE`` is an int, a
+float, or ints joined by ``:`` for a tuple. An empty string is the defaults.
+After one warm-up pair, the settings are run in turn ``--rounds`` times,
+``--repeats`` pairs each, so that a drift of the machine's host spreads over
+all of them (compare only within one call). Every pair is checked against
+the warm-up's alignments. Prints one row per pair: the settings, the wall
+time of :func:`gpukernels.engine.align`, and per strand the gapped stage's
+time, walk, long sides, rounds, inspector and executor seconds; then the
+mean per settings.
+
+Example: ``python3 bench/ab_settings.py T.fa.gz Q.fa.gz "" "gapped.WAVE=2048"``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+MODULES = {"gapped": "gpukernels.gpu.gapped", "runner": "gpukernels.gpu.runner", "relay": "gpukernels.cpu.relay",
+           "engine": "gpukernels.engine"}
+
+
+def parse_settings(text):
+    """``[(module, name, value)]`` from ``"MODULE.NAME=VALUE,..."``."""
+    import importlib
+    out = []
+    for item in filter(None, text.split(",")):
+        key, value = item.split("=")
+        prefix, name = key.split(".")
+        module = importlib.import_module(MODULES[prefix])
+        if not hasattr(module, name):
+            raise SystemExit(f"{MODULES[prefix]} has no setting {name}")
+        if ":" in value:
+            value = tuple(int(v) for v in value.split(":"))
+        else:
+            value = float(value) if "." in value or "e" in value else int(value)
+        out.append((module, name, value))
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("target")
+    p.add_argument("query")
+    p.add_argument("settings", nargs="*", default=[""])
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--threads", type=int, default=16)
+    args = p.parse_args(argv)
+
+    import cupy as cp
+    import numpy as np
+    from gpukernels.engine import AlignOptions, align
+    from gpukernels.genome import read_fasta
+    from gpukernels.gpu import gapped as gg
+
+    t, q = read_fasta(args.target), read_fasta(args.query)
+    ref = align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
+    strands = {}
+    extend = gg.extend_anchors
+
+    def timed_extend(*a, **k):
+        c = time.perf_counter()
+        out = extend(*a, **k)
+        s = dict(gg.last_stats())
+        s["total_s"] = time.perf_counter() - c
+        strands["+" if a[1] is q.codes else "-"] = s
+        return out
+
+    gg.extend_anchors = timed_extend
+    keys = ("total_s", "walk_s", "long_s", "round_s", "inspect_s", "execute_s")
+    print("| settings | per pair (s) | same | " + " | ".join(f"{s} {k[:-2]}" for s in "+-" for k in keys) + " |")
+    print("|---" * (3 + 2 * len(keys)) + "|")
+    times = {text: [] for text in args.settings}
+    for _ in range(args.rounds):
+        for text in args.settings:
+            changes = parse_settings(text)
+            saved = [(m, n, getattr(m, n)) for m, n, _ in changes]
+            for m, n, v in changes:
+                setattr(m, n, v)
+            try:
+                for _ in range(args.repeats):
+                    cp.cuda.Device().synchronize()
+                    c = time.perf_counter()
+                    alns = align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
+                    cp.cuda.Device().synchronize()
+                    sec = time.perf_counter() - c
+                    times[text].append(sec)
+                    same = (len(alns) == len(ref) and np.array_equal(alns.score, ref.score)
+                            and np.array_equal(alns.t_start, ref.t_start))
+                    cells = " | ".join(f"{strands.get(s, {}).get(k, 0.0):.3f}" for s in "+-" for k in keys)
+                    print(f"| {text or 'defaults'} | {sec:.3f} | {'yes' if same else 'NO'} | {cells} |")
+            finally:
+                for m, n, v in reversed(saved):
+                    setattr(m, n, v)
+    print()
+    print("| settings | pairs | mean per pair (s) | min | max |")
+    print("|---|---|---|---|---|")
+    for text, secs in times.items():
+        print(f"| {text or 'defaults'} | {len(secs)} | {np.mean(secs):.3f} | {min(secs):.3f} | {max(secs):.3f} |")
+
+
+if __name__ == "__main__":
+    main()
