@@ -112,7 +112,7 @@ def test_extend_anchors_finds_one_alignment_per_region():
 @pytest.mark.parametrize("seed", range(6))
 def test_walls_as_the_kernel_model_sees_them(seed):
     """Random walls: the DP (walls found by its scan ahead) matches the GPU kernel's cell-by-cell model."""
-    from gpukernels.gpu.gapped import side_dp
+    from gpukernels.gpu.kernel_twin import side_dp
     rng = np.random.default_rng(100 + seed)
     sc = lastz_scoring()
     n = int(rng.integers(200, 700))

@@ -14,6 +14,7 @@ import pytest
 
 from gpukernels.cpu import gapped as cg
 from gpukernels.gpu import gapped as gg
+from gpukernels.gpu.kernel_twin import side_dp
 from gpukernels.gpu.runner import _keep_stride
 from gpukernels.scoring import Scoring
 
@@ -66,7 +67,7 @@ def _kept_rows(t, q, right, aq, at, walls, barrier, d_best):
     tb = np.zeros(1 << 22, dtype=np.uint8)
     tb_lo = np.zeros(d_best + 2, dtype=np.int64)
     tb_off = np.zeros(d_best + 2, dtype=np.int64)
-    gg.side_dp(t, q, tk, MATRIX.astype(np.int64), SC.gap_open, SC.gap_extend, SC.ydrop, walls, 1 << 20, 1, d_best,
+    side_dp(t, q, tk, MATRIX.astype(np.int64), SC.gap_open, SC.gap_extend, SC.ydrop, walls, 1 << 20, 1, d_best,
                tb, 0, tb_lo, tb_off, 0, keep=keep)
     return keep
 

@@ -82,7 +82,8 @@ from ..cpu import gapped as cg
 from ..cpu.buffers import grow, grow_rows
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import relay_side
-from .runner import (DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
+from .kernel_twin import _FAR, _cell_walled, _not_above
+from .runner import (DUMP_HEAD, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
 
 #: anchors inspected per wave at most
@@ -119,8 +120,6 @@ _BSHIFT = 12
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
 #: offset (8) and at most one column of the path
 _ROW_BYTES = 13
-_FAR = 1 << 62
-_NEG = -(1 << 29)
 _MAXLEN = 1 << 30
 
 #: host-only columns of each side's row. R_CHECKED: what the dirty checks know since its inspection
@@ -574,22 +573,6 @@ def _witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matr
 
 
 @njit(cache=True, nogil=True)
-def _cell_walled(i, j, bar, wq0, wt0, wdir, walls):
-    """Is a side's cell (i, j) dead by position: on the barrier or on a wall (the kernel's rule, and ``side_dp``'s)?"""
-    if j - i == bar:
-        return True
-    lt = wt0 + wdir * j
-    lq = wq0 + wdir * i
-    for k in range(walls.shape[1]):
-        whi = walls[lt, k, 1]
-        if whi == 0:
-            break
-        if walls[lt, k, 0] <= lq < whi:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
                ents, held):
     """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
@@ -923,206 +906,6 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls)
     return end, ops_all, runs, ents, tb, tb_off, tb_lo
-
-
-@njit(cache=True, nogil=True)
-def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb,
-            dcap=_FAR, tbcap=_FAR, adcap=_FAR, keep=None, stale=None):
-    """One side of one anchor on the CPU, exactly as ``cuda/gapped.cu`` computes it.
-
-    ``tk`` is a task row (t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0); mode 0 inspects
-    (returns the :data:`R_N` result columns), mode 1 writes the traceback of anti-diagonals
-    1..dstop at ``tb[tbb:]`` and their first cell and offset at ``tb_lo/tb_off[adb + d]``,
-    mode 2 inspects and writes the traceback of every anti-diagonal while ``tbcap`` bytes
-    and ``adcap`` rows hold it (``R_TRACED``: whether the best cell's is complete).
-    ``band`` bounds the cells of an anti-diagonal (status 1 when exceeded), as the kernel's
-    shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals.
-    ``keep`` (modes 1 and 2): a slot (:data:`KEEP_W` wide) for the rows at the best cell;
-    ``stale`` (mode 2): an earlier run's slot, at whose best the side stops when
-    :func:`_not_above` holds (``R_STOPPED``). The tests' kernel emulator runs the kernel's
-    logic through it.
-    """
-    t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0 = tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], tk[6], tk[7], tk[8]
-    goe = gap_open + gap_ext
-    H = np.full((3, qn + 2), _NEG, dtype=np.int32)
-    E = np.full((2, qn + 2), _NEG, dtype=np.int32)
-    F = np.full((2, qn + 2), _NEG, dtype=np.int32)
-    hA, hB, hC, eA, eB, fA, fB = 0, 1, 2, 0, 1, 0, 1
-    H[hB, 0] = 0
-    lo1, hi1, lo2, hi2 = 0, 1, 0, 0
-    best, bi, bj = 0, 0, 0
-    cells, cab, ntb = 0, 0, 0
-    tracing, traced_to = mode != 0, 0
-    imax, jmax, kmin, kmax, status = 0, 0, 0, 0, 0
-    bimax, bjmax, bkmin, bkmax, last = 0, 0, 0, 0, 0
-    d = 0
-    if keep is not None:
-        keep[0] = -1
-    dstale, stopped = -1, False
-    bsum = 0
-    if stale is not None and goe > 0 and stale[0] >= 1 and stale[6] + stale[7] == stale[0]:
-        dstale = stale[0]
-    while True:
-        d += 1
-        if d > qn + tn or (mode == 1 and d > dstop):
-            break
-        if mode != 1 and d > dcap:
-            status = 2
-            break
-        lo = min(lo1, lo2 + 1)
-        hi = max(hi1 + 1, hi2 + 1)
-        lo = max(lo, d - tn, 0)
-        hi = min(hi, qn + 1, d + 1)
-        if lo >= hi:
-            break
-        if hi - lo > band:
-            status = 1
-            break
-        if tracing and (ntb + hi - lo > tbcap or d >= adcap):
-            tracing = False
-        if tracing:
-            traced_to = d
-            tb_lo[adb + d] = lo
-            tb_off[adb + d] = ntb
-        floor = best - ydrop
-        bsum += best
-        dbest, dbi, nlo, nhi = _NEG, -1, hi, lo
-        for i in range(lo, hi):
-            j = d - i
-            sub = _NEG
-            if i >= 1 and j >= 1 and lo2 <= i - 1 < hi2:
-                hp = H[hA, i - 1]
-                if hp > _NEG:
-                    sub = hp + matrix[t[t0 + tstep * (j - 1)], q[q0 + qstep * (i - 1)]]
-            e, ebit = _NEG, 0
-            if j >= 1 and lo1 <= i < hi1:
-                eo = H[hB, i] - goe
-                ee = E[eB, i] - gap_ext
-                if ee > eo:
-                    e, ebit = ee, 4
-                else:
-                    e = eo
-                e = max(e, _NEG)
-            f, fbit = _NEG, 0
-            if i >= 1 and lo1 <= i - 1 < hi1:
-                fo = H[hB, i - 1] - goe
-                fe = F[fB, i - 1] - gap_ext
-                if fe > fo:
-                    f, fbit = fe, 8
-                else:
-                    f = fo
-                f = max(f, _NEG)
-            h, src = sub, 0
-            if e > h:
-                h, src = e, 1
-            if f > h:
-                h, src = f, 2
-            # (a task's tstep and qstep are the same: both -1 on the left, both 1 on the right)
-            dead = h < floor or h <= _NEG or _cell_walled(i, j, barrier, wq0, wt0, tstep, walls)
-            if dead:
-                H[hC, i] = _NEG
-                E[eA, i] = _NEG
-                F[fA, i] = _NEG
-                if tracing:
-                    tb[tbb + ntb + i - lo] = 0
-                continue
-            H[hC, i] = h
-            E[eA, i] = e
-            F[fA, i] = f
-            if tracing:
-                tb[tbb + ntb + i - lo] = src | ebit | fbit
-            nlo = min(nlo, i)
-            nhi = i + 1
-            if src == 0 and h > dbest:
-                dbest, dbi = h, i
-        cells += hi - lo
-        ntb += hi - lo
-        imax = max(imax, hi - 1)
-        jmax = max(jmax, d - lo)
-        kmin = min(kmin, d - 2 * (hi - 1))
-        kmax = max(kmax, d - 2 * lo)
-        last = d
-        if nlo >= nhi:
-            break
-        if dbi >= 0 and dbest >= best:
-            best, bi, bj, cab = dbest, dbi, d - dbi, cells
-            bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
-            if keep is not None and (mode == 2 or d == dstop):
-                _dump_rows(keep, KEEP_W, H[hC], H[hB], E[eA], F[fA], d, nlo, nhi, lo1, hi1, best, bi, bj, cells,
-                           traced_to, status, bsum)
-        if stale is not None:
-            if d == dstale and _not_above(H[hC], H[hB], E[eA], F[fA], nlo, nhi, lo1, hi1, best, bi, bj, stale,
-                                          KEEP_W + 2):
-                stopped = True
-                break
-        hA, hB, hC = hB, hC, hA
-        eA, eB = eB, eA
-        fA, fB = fB, fA
-        lo2, hi2, lo1, hi1 = lo1, hi1, nlo, nhi
-    if status == 2:
-        bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
-    traced = mode == 2 and bi + bj <= traced_to
-    return np.array([best, bi, bj, cells, cab, bimax, bjmax, bkmin, bkmax, status, last, traced, stopped],
-                    dtype=np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _dump_rows(out, w, h_last, h_before, e_last, f_last, d, lo1, hi1, lo2, hi2, best, bi, bj, cells, traced_to,
-               status, bsum):
-    """The kernel's ``dump_state`` for a side's rows at its best (rows indexed by i, not cyclic)."""
-    lo, hi = lo1, hi1
-    if hi2 > lo2:
-        lo, hi = min(lo2, lo1), max(hi2, hi1)
-    n = hi - lo
-    stride = w + 2
-    if n > stride:
-        out[0] = -1
-        return
-    low = bsum & 0xffffffff
-    out[:16] = np.array([d, lo1, hi1, lo2, hi2, best, bi, bj, cells, 0, lo, n, traced_to, status,
-                         low - (1 << 32) if low >= 1 << 31 else low, bsum >> 32], dtype=np.int64)
-    r = out[DUMP_HEAD:]
-    for x in range(n):
-        i = lo + x
-        in1 = lo1 <= i < hi1
-        r[x] = h_last[i] if in1 else _NEG
-        r[stride + x] = h_before[i] if lo2 <= i < hi2 else _NEG
-        r[2 * stride + x] = e_last[i] if in1 else _NEG
-        r[3 * stride + x] = f_last[i] if in1 else _NEG
-
-
-@njit(cache=True, nogil=True)
-def _not_above(h_last, h_before, e_last, f_last, lo1, hi1, lo2, hi2, best, bi, bj, st, stride):
-    """The kernel's ``at_stale_best``: this run's best and rows at the stale best's anti-diagonal are
-    the stale run's best and nowhere above its rows ``st`` (a header, then rows ``stride`` apart).
-
-    The rows are indexed by i (H of the anti-diagonal, of the one before, E and F), live over
-    ``[lo1, hi1)`` and ``[lo2, hi2)``; a dead or unreached cell, or a value below ``NEG`` (the
-    host's sweep does not clamp them), counts as ``NEG``.
-    """
-    if best != st[5] or bi != st[6] or bj != st[7]:
-        return False
-    slo, sn = st[10], st[11]
-    lo, hi = slo, slo + sn
-    if hi1 > lo1:
-        lo, hi = min(lo1, lo), max(hi1, hi)
-    if hi2 > lo2:
-        lo, hi = min(lo2, lo), max(hi2, hi)
-    r = st[DUMP_HEAD:]
-    for i in range(lo, hi):
-        s = i - slo
-        ins = 0 <= s < sn
-        in1 = lo1 <= i < hi1
-        if (max(h_last[i], _NEG) if in1 else _NEG) > (r[s] if ins else _NEG):
-            return False
-        if (max(h_before[i], _NEG) if lo2 <= i < hi2 else _NEG) > (r[stride + s] if ins else _NEG):
-            return False
-        if (max(e_last[i], _NEG) if in1 else _NEG) > (r[2 * stride + s] if ins else _NEG):
-            return False
-        if (max(f_last[i], _NEG) if in1 else _NEG) > (r[3 * stride + s] if ins else _NEG):
-            return False
-    return True
-
 
 
 class _KeptRows:
