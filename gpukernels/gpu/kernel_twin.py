@@ -37,6 +37,20 @@ def _cell_walled(i, j, bar, wq0, wt0, wdir, walls):
 
 
 @njit(cache=True, nogil=True)
+def _gap(h_from, g_from, goe, gap_ext):
+    """A gap cell's score (E or F), opened from the cell ``h_from`` or extending the gap ``g_from``.
+
+    Returns the score (at least NEG) and whether it extends, the kernel's
+    tie-break: an extension only when it scores strictly more.
+    """
+    opened = h_from - goe
+    extended = g_from - gap_ext
+    if extended > opened:
+        return max(extended, _NEG), True
+    return max(opened, _NEG), False
+
+
+@njit(cache=True, nogil=True)
 def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb,
             dcap=_FAR, tbcap=_FAR, adcap=_FAR, keep=None, stale=None):
     """One side of one anchor on the CPU, exactly as ``cuda/gapped.cu`` computes it.
@@ -107,22 +121,12 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
                     sub = hp + matrix[t[t0 + tstep * (j - 1)], q[q0 + qstep * (i - 1)]]
             e, ebit = _NEG, 0
             if j >= 1 and lo1 <= i < hi1:
-                eo = H[hB, i] - goe
-                ee = E[eB, i] - gap_ext
-                if ee > eo:
-                    e, ebit = ee, 4
-                else:
-                    e = eo
-                e = max(e, _NEG)
+                e, extends = _gap(H[hB, i], E[eB, i], goe, gap_ext)
+                ebit = 4 if extends else 0
             f, fbit = _NEG, 0
             if i >= 1 and lo1 <= i - 1 < hi1:
-                fo = H[hB, i - 1] - goe
-                fe = F[fB, i - 1] - gap_ext
-                if fe > fo:
-                    f, fbit = fe, 8
-                else:
-                    f = fo
-                f = max(f, _NEG)
+                f, extends = _gap(H[hB, i - 1], F[fB, i - 1], goe, gap_ext)
+                fbit = 8 if extends else 0
             h, src = sub, 0
             if e > h:
                 h, src = e, 1
