@@ -192,9 +192,9 @@ class DeviceRunner:
             k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else "ydrop")
             # the largest limit any shape asks for (the kernel object is shared by threads and runners):
             # the block's opt-in maximum less the kernel's static shared memory
-            k.max_dynamic_shared_size_bytes = (self.cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
-                                               - k.shared_size_bytes)
-            tpb, grid = (1, 0) if wide else _warp_shape(k, band, self.cp.cuda.Device().attributes)
+            attributes = self.cp.cuda.Device().attributes
+            k.max_dynamic_shared_size_bytes = attributes["MaxSharedMemoryPerBlockOptin"] - k.shared_size_bytes
+            tpb, grid = (1, 0) if wide else _warp_shape(k, band, attributes)
             smem = tpb * 7 * 4 * band
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
             got = self._kernels[(band, wide)] = (k, tpb, threads, smem, grid)
@@ -319,8 +319,8 @@ class DeviceRunner:
         cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
                 np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
                 np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots]
-        d_in = self._to_device(np.concatenate([np.concatenate(cols, axis=1), np.concatenate(cols, axis=1)[order]]),
-                               "exec")
+        table = np.concatenate(cols, axis=1)
+        d_in = self._to_device(np.concatenate([table, table[order]]), "exec")
         d_tasks, d_tbb, d_adb = d_in[:n, :9], d_in[:n, 9], d_in[:n, 10]
         d_bi, d_bj, d_obase = d_in[:n, 12], d_in[:n, 13], d_in[:n, 14]
         by_band = d_in[n:]
