@@ -61,7 +61,7 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=16)
-    args = p.parse_args(argv)
+    args = p.parse_intermixed_args(argv)
 
     import cupy as cp
     import numpy as np

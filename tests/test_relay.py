@@ -112,3 +112,43 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
     assert np.array_equal(got[4], ref[4])
     assert calls and max(calls) <= per_round
     assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0
+
+
+@pytest.mark.parametrize("guess", ["best", "off", "outside"])
+@pytest.mark.parametrize("seed", range(6))
+def test_traceback_walked_ahead_equals_sequential(seed, guess, monkeypatch):
+    """The pieces walked ahead from a guess each give the sequential traceback's columns.
+
+    ``best``: the best cell of each piece's last anti-diagonal (the walks meet the path soon);
+    ``off``: a cell 40 away from it (they meet later, or never); ``outside``: a cell the piece did not
+    compute (the walk ahead gives up and the path is walked there as before).
+    """
+    monkeypatch.setattr(relay, "AHEAD_MIN", 64)
+    best_guess = relay.entry_guess
+    shift = {"best": 0, "off": 40, "outside": 1 << 20}[guess]
+    monkeypatch.setattr(relay, "entry_guess", lambda lo, rows: best_guess(lo, rows) + shift)
+    calls = []
+    ahead = relay.trace_ahead
+
+    def counted(*args):
+        out = ahead(*args)
+        calls.append(bool(out[0]))
+        return out
+    monkeypatch.setattr(relay, "trace_ahead", counted)
+    rng = np.random.default_rng(300 + seed)
+    sc = lastz_scoring()
+    n = int(rng.integers(8000, 14000))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    q = mutate(rng, t, [0.01, 0.04, 0.08][seed % 3])
+    walls = _random_walls(rng, n, len(q), [0.0, 0.002][seed % 2])
+    dp = (t[::-1].copy(), n, n, q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 1 << 40, walls,
+          0, 0, 1)
+    width = len(q) + 3
+    ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
+                           np.empty(4, np.int64))
+    with ThreadPoolExecutor(4) as pool:
+        got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32) for _ in range(4)], chunk=700, warm=600)
+    assert tuple(got[:4]) == tuple(ref[:4])
+    assert np.array_equal(got[4], ref[4])
+    if calls:
+        assert any(calls) == (guess != "outside")

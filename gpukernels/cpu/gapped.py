@@ -48,6 +48,27 @@ def traceback_columns(tb, tb_off, tb_lo, bi, bj, t, t_base, t_step, q, q_base, q
     return ops[:n][::-1].copy()
 
 
+@njit(cache=True, nogil=True, inline="always")
+def trace_step(byte, i, j, state, ops, n, t, t_base, t_step, q, q_base, q_step):
+    """One step of the traceback walk back from cell (i, j) in ``state``, whose traceback byte is ``byte``.
+
+    Writes one column to ``ops[n]``; returns the cell, state and count after it (:func:`traceback_steps`).
+    """
+    if state == 0:
+        src = byte & 3
+        if src == 0:
+            tc = t[t_base + t_step * j]
+            qc = q[q_base + q_step * i]
+            ops[n] = OP_EQ if (tc == qc and tc < 4) else OP_X
+            return i - 1, j - 1, 0, n + 1
+        state = src
+    if state == 1:
+        ops[n] = OP_D
+        return i, j - 1, (1 if byte & 4 else 0), n + 1
+    ops[n] = OP_I
+    return i - 1, j, (2 if byte & 8 else 0), n + 1
+
+
 @njit(cache=True, nogil=True)
 def traceback_steps(tb, tb_off, tb_lo, d_from, i, j, state, ops, n, t, t_base, t_step, q, q_base, q_step):
     """The traceback walk of :func:`traceback_columns` over one piece of the table, anti-diagonals from ``d_from`` on.
@@ -61,30 +82,8 @@ def traceback_steps(tb, tb_off, tb_lo, d_from, i, j, state, ops, n, t, t_base, t
     """
     while (i > 0 or j > 0) and i + j >= d_from:
         dd = i + j - d_from
-        byte = tb[tb_off[dd] + i - tb_lo[dd]]
-        if state == 0:
-            src = byte & 3
-            if src == 0:
-                tc = t[t_base + t_step * j]
-                qc = q[q_base + q_step * i]
-                ops[n] = OP_EQ if (tc == qc and tc < 4) else OP_X
-                n += 1
-                i -= 1
-                j -= 1
-                continue
-            state = src
-        if state == 1:
-            ops[n] = OP_D
-            n += 1
-            j -= 1
-            if (byte & 4) == 0:
-                state = 0
-        else:
-            ops[n] = OP_I
-            n += 1
-            i -= 1
-            if (byte & 8) == 0:
-                state = 0
+        i, j, state, n = trace_step(tb[tb_off[dd] + i - tb_lo[dd]], i, j, state, ops, n, t, t_base, t_step, q,
+                                    q_base, q_step)
     return n, i, j, state
 
 

@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from .gapped import (NEG, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_D, ST_DONE, ST_HI1, ST_HI2, ST_LO1, ST_LO2, ST_N,
-                     ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, origin_state, traceback_steps, ydrop_sweep)
+                     ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, origin_state, trace_step, traceback_steps, ydrop_sweep)
 
 #: anti-diagonals per chunk
 CHUNK = 1 << 16
@@ -52,6 +52,11 @@ CHUNK = 1 << 16
 WARM = 1 << 13
 #: with ``relay_side``'s ``chunks``, the first round's lead runs there too (a chunk from the origin)
 LEAD_ELSEWHERE = True
+#: the pieces before the best cell's are traced back at once on the pool, each from a guess of where
+#: the path enters it, and the path's own walk takes a guess's columns where it meets it (:func:`_traceback`)
+TRACE_AHEAD = True
+#: anti-diagonals a piece must span to be walked ahead
+AHEAD_MIN = 1 << 12
 _DEAD = NEG // 2
 
 
@@ -275,7 +280,8 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             d_to = int(st[ST_D])
             # the piece's own anti-diagonals only (the tables are indexed from anti-diagonal t0)
             a, z = max(d_from - t0, 0), max(d_to + 1 - t0, 0)
-            pieces.append((tb, off[a:z].copy(), lo[a:z].copy(), d_from, d_to, int(st[ST_NTB])))
+            pieces.append((tb, off[a:z].copy(), lo[a:z].copy(), d_from, d_to, int(st[ST_NTB]),
+                           entry_guess(*snap) if snap is not None else -1))
             cells += int(st[ST_CELLS]) - cells_mark
             best = int(st[ST_BEST]) + frame
             if st[ST_BI] + st[ST_BJ] > checked:
@@ -305,28 +311,107 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         d_from, cells_mark, checked = int(st[ST_D]) + 1, int(st[ST_CELLS]), int(st[ST_D])
         st[ST_NTB] = 0
         tb, off, lo, t0 = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64), 0
-    ops, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0)
+    ops, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool if TRACE_AHEAD else None)
     return best, bi, bj, cells, ops, None, off, lo
 
 
-def _traceback(pieces, bi, bj, tA, T0, qA, Q0):
+@njit(cache=True, nogil=True)
+def entry_guess(lo, rows):
+    """Where the path likely enters a piece from the next: the best cell of its last anti-diagonal.
+
+    ``lo, rows`` are :func:`snapshot`'s at the piece's end (-1 when none is live). Along a long
+    alignment of similar sequences the path runs through that cell or meets the walk from it soon.
+    """
+    best, at = _DEAD, -1
+    for x in range(rows.shape[1]):
+        if rows[0, x] > best:
+            best, at = rows[0, x], lo + x
+    return at
+
+
+@njit(cache=True, nogil=True)
+def trace_ahead(tb, tb_off, tb_lo, d_from, end, i, t, t_base, t_step, q, q_base, q_step):
+    """The traceback walk of one piece from cell ``(i, d_to - i)`` of its last anti-diagonal, in state 0.
+
+    A guess (:func:`entry_guess`): the walk checks that each cell is one the
+    piece computed, and gives up (returns ``ok`` False) where it is not.
+    Returns ``ok``, the columns and their count, the cell and state where it
+    leaves the piece, and per anti-diagonal (from ``d_from``) the cell and
+    state it stood at (``4 * i + state``, -1 where it stepped over) and the
+    columns written before it: :func:`trace_merge` joins it there.
+    """
+    nd = tb_off.shape[0]
+    mark = np.full(nd, -1, dtype=np.int64)
+    mark_n = np.zeros(nd, dtype=np.int64)
+    ops = np.empty(nd + 1, dtype=np.uint8)
+    j = d_from + nd - 1 - i
+    state, n = 0, 0
+    while (i > 0 or j > 0) and i + j >= d_from:
+        dd = i + j - d_from
+        x = i - tb_lo[dd]
+        width = (tb_off[dd + 1] if dd + 1 < nd else end) - tb_off[dd]
+        if i < 0 or j < 0 or x < 0 or x >= width:
+            return False, ops, n, i, j, state, mark, mark_n
+        mark[dd] = 4 * i + state
+        mark_n[dd] = n
+        i, j, state, n = trace_step(tb[tb_off[dd] + x], i, j, state, ops, n, t, t_base, t_step, q, q_base, q_step)
+    return True, ops, n, i, j, state, mark, mark_n
+
+
+@njit(cache=True, nogil=True)
+def trace_merge(tb, tb_off, tb_lo, d_from, i, j, state, ops, n, t, t_base, t_step, q, q_base, q_step, a_ops, a_n,
+                a_i, a_j, a_state, mark, mark_n):
+    """:func:`gpukernels.cpu.gapped.traceback_steps` over a piece walked ahead (:func:`trace_ahead`).
+
+    Where the path stands at a cell in the state the walk ahead stood there,
+    the rest of the piece is that walk's (the bytes decide each step from the
+    cell and state alone): its columns are copied and the walk goes on from
+    where it left the piece.
+    """
+    while (i > 0 or j > 0) and i + j >= d_from:
+        dd = i + j - d_from
+        if mark[dd] == 4 * i + state:
+            m = a_n - mark_n[dd]
+            ops[n:n + m] = a_ops[mark_n[dd]:a_n]
+            return n + m, a_i, a_j, a_state
+        i, j, state, n = trace_step(tb[tb_off[dd] + i - tb_lo[dd]], i, j, state, ops, n, t, t_base, t_step, q,
+                                    q_base, q_step)
+    return n, i, j, state
+
+
+def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
     """The columns to cell ``(bi, bj)``, and the anti-diagonal tables of the chunks in one piece.
 
     The path is walked back through each chunk's own bytes: joining them
     would copy a gigabyte for a megabase extension, of which the path reads
     a few megabytes. A piece's tables ``off`` and ``lo`` start at its first
-    anti-diagonal ``d_from``.
+    anti-diagonal ``d_from``. With a ``pool``, the pieces before the best
+    cell's are first walked at once from a guess each (:func:`trace_ahead`),
+    and the path's own walk takes their columns where it meets them
+    (:func:`trace_merge`): a megabase path is millions of steps, each a read
+    from a table the chunks' copies left out of the caches.
     """
     pieces = [p for p in pieces if p[3] <= p[4]]
     dlast = pieces[-1][4]
     ops = np.empty(bi + bj, dtype=np.uint8)
+    ahead = [k for k, p in enumerate(pieces) if p[4] < bi + bj and p[6] >= 0 and p[4] - p[3] >= AHEAD_MIN]
+    if pool is None or len(ahead) < 2:
+        ahead = []
+    ahead = {k: pool.submit(trace_ahead, *pieces[k][:4], pieces[k][5], pieces[k][6], tA, T0, -1, qA, Q0, 1)
+             for k in ahead}
     n, i, j, state = 0, bi, bj, 0
-    for p_tb, p_off, p_lo, d_from, _, _ in reversed(pieces):
-        n, i, j, state = traceback_steps(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1)
+    for k in range(len(pieces) - 1, -1, -1):
+        p_tb, p_off, p_lo, d_from = pieces[k][:4]
+        walked = ahead[k].result() if k in ahead else None
+        if walked is not None and walked[0]:
+            n, i, j, state = trace_merge(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1,
+                                         *walked[1:])
+        else:
+            n, i, j, state = traceback_steps(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1)
     off = np.empty(dlast + 2, dtype=np.int64)
     lo = np.empty(dlast + 2, dtype=np.int64)
     at = 0
-    for _, p_off, p_lo, d_from, d_to, end in pieces:
+    for _, p_off, p_lo, d_from, d_to, end, _ in pieces:
         off[d_from:d_to + 1] = p_off - p_off[0] + at
         lo[d_from:d_to + 1] = p_lo
         at += end - p_off[0]

@@ -70,6 +70,7 @@ calling thread's last call are in :func:`last_stats`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -83,7 +84,7 @@ from ..cpu.buffers import grow, grow_rows
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import relay_side
 from .kernel_twin import _FAR, _cell_walled, _not_above
-from .runner import (DUMP_HEAD, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
+from .runner import (DCAP, DUMP_HEAD, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
 
 #: anchors inspected per wave at most
@@ -115,6 +116,12 @@ ROUND_CAP = 64
 #: anchors extended on host threads at once lie on diagonals at least this far apart (anchors of one
 #: long alignment share its diagonal; two long alignments on either side of an insertion do not)
 LONG_APART = 64
+#: the first wave's anchors whose ungapped run along their diagonal reaches past the inspector's
+#: reach (:func:`_early_long`) start on host threads and the relay at once, beside the first wave, when
+#: the first anchor is one (a megabase alignment's anchor comes first, and the walk would stop there)
+EARLY_LONG = True
+#: cells per anti-diagonal assumed for such a side (the relay's chunks take a band of 512 for it)
+EARLY_WIDTH = 128
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 12
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
@@ -671,6 +678,59 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
 
 
 @njit(cache=True, nogil=True)
+def _ungapped_reach(t, q, t0, q0, step, t_end, q_end, matrix, drop, reach):
+    """Whether the run along one diagonal from ``(q0, t0)`` by ``step`` goes ``reach`` letters without dropping
+    ``drop`` below its best score (``t_end``, ``q_end``: the first positions outside the records)."""
+    score, best = 0, 0
+    for k in range(reach):
+        x, y = t0 + step * k, q0 + step * k
+        if x == t_end or y == q_end:
+            return False
+        score += matrix[t[x], q[y]]
+        if score > best:
+            best = score
+        elif score < best - drop:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _early_long(idx, anchor_q, anchor_t, t, q, t_lo, t_hi, q_lo, q_hi, matrix, drop, reach, cap, apart, sel):
+    """The anchors of ``idx`` to extend as long ones before any inspection: none unless ``idx[0]`` is one.
+
+    An anchor is taken when the ungapped run along its diagonal, on either
+    side, goes ``reach`` letters without dropping ``drop`` below its best
+    (:func:`_ungapped_reach`): the y-drop extension on that side then almost
+    surely runs past the inspector's :data:`~gpukernels.gpu.runner.DCAP`
+    anti-diagonals, and the inspector would abandon it. Up to ``cap``, on
+    diagonals ``apart`` from each other, as :func:`_long_batch` takes them.
+    Only a guess: the walk checks such results as it checks the GPU's.
+    Returns the number written to ``sel``.
+    """
+    taken = 0
+    for x in range(idx.shape[0]):
+        if taken == cap:
+            break
+        a = idx[x]
+        aq, at = anchor_q[a], anchor_t[a]
+        long = (_ungapped_reach(t, q, at, aq, -1, t_lo[a] - 1, q_lo[a] - 1, matrix, drop, reach)
+                or _ungapped_reach(t, q, at + 1, aq + 1, 1, t_hi[a], q_hi[a], matrix, drop, reach))
+        if not long:
+            if taken == 0:
+                return 0
+            continue
+        near = False
+        for y in range(taken):
+            if abs((at - aq) - (anchor_t[sel[y]] - anchor_q[sel[y]])) < apart:
+                near = True
+                break
+        if not near:
+            sel[taken] = a
+            taken += 1
+    return taken
+
+
+@njit(cache=True, nogil=True)
 def _host_region(r, tb_off, tb_lo, cells):
     """Fill a side's region columns from the host DP's anti-diagonal table, as the inspector would.
 
@@ -1083,7 +1143,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     head = np.full((len(t) >> _BSHIFT) + 2, -1, dtype=np.int64)
     ents = np.empty((1024, 2), dtype=np.int64)
     cnt = np.zeros(2, dtype=np.int64)       # kept alignments, bucket entries
-    walls = np.zeros((len(t) + 1, wall_slots, 2), dtype=np.int32)
+    # the runner's own (pinned, kept between calls) where it has them
+    walls = runner.host_walls() if hasattr(runner, "host_walls") else np.zeros((len(t) + 1, wall_slots, 2), np.int32)
     anchor_cells = np.full(n, -1, dtype=np.int64)
     # status: 0 to inspect, 1 inspected, 2 executed (traceback ready), 3 host only, 4 decided,
     # 5 abandoned by the inspector (past DCAP)
@@ -1111,7 +1172,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0)
+                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1294,6 +1355,38 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         host[8] += len(idx)
         stats["long_batches"] += 1
 
+    def start_early(idx):
+        """The long anchors among the first wave's ``idx`` (:func:`_early_long`) on a thread of their own, now.
+
+        They go where the walk would send them once the inspector had
+        abandoned them (:func:`long_on_host`, both sides through the relay),
+        beside the first wave's inspection. Returns the future, or None.
+        """
+        if not (EARLY_LONG and hasattr(runner, "relay_launcher")):
+            return None
+        k = _early_long(idx, anchor_q, anchor_t, t, q, t_lo, t_hi, q_lo, q_hi, matrix, ydrop,
+                        int(getattr(runner, "dcap", DCAP)) // 2 + 64,
+                        max(1, host_threads // 2), LONG_APART, sel_early)
+        if not k:
+            return None
+        batch = sel_early[:k].copy()
+        rows = _side_rows(batch)
+        res_all[rows, R_STATUS] = 2
+        res_all[rows, R_CELLS] = EARLY_WIDTH
+        res_all[rows, R_DIAGS] = 1
+        status[batch] = 5
+        stats["early_anchors"] = k
+        if hasattr(runner, "cp"):
+            runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
+
+        def run():
+            from . import own_stream
+            with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
+                long_on_host(batch)
+        return early_pool.submit(run)
+
+    sel_early = np.empty(n + 1, dtype=np.int64)
+    early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
     started = last_note = clock()
 
     def held_now():
@@ -1344,6 +1437,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     background = ThreadPoolExecutor(1, thread_name_prefix=f"ava-wave{label}") if overlap else None
     sel_next = np.empty(n + 1, dtype=np.int64)
     pending = None                          # the next wave: (end of its scan, its speculation)
+    early = None                            # the first wave's long anchors (start_early)
     pos = 0
     try:
         while pos < n:
@@ -1353,8 +1447,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, wave_width(), status,
                                     sel)
                 stats["form_s"] += clock() - c0
-                if m:
-                    speculate(sel[:m].copy())
+                early = start_early(sel[:m]) if m and pos == 0 else None
+                idx = sel[:m][status[sel[:m]] == 0]
+                if len(idx):
+                    speculate(idx)
             else:
                 (end, fut), pending = pending, None
                 if fut is not None:
@@ -1364,6 +1460,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             kept.compact(status)
             if overlap and end < n:
                 pending = next_wave(end)
+            if early is not None:
+                c0 = clock()
+                early.result()
+                early = None
+                stats["long_s"] += clock() - c0
             # the sequential rule; at an anchor worth recomputing with the walls of now, a round
             a = pos
             while True:
@@ -1399,10 +1500,15 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 stats["round_s"] += clock() - c1
             pos = end
     finally:
+        early_pool.shutdown()
         if background is not None:
             background.shutdown()
         if relay_pool is not None:
             relay_pool.shutdown()
+    nk = int(cnt[0])
+    if hasattr(runner, "give_walls"):
+        # (only after a call that ended well: the rows written are then those of the kept alignments)
+        runner.give_walls(walls, _merged_spans(K[:nk, 0], K[:nk, 1] + 1) if nk else np.zeros((0, 2), np.int64))
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
@@ -1411,7 +1517,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
     _LAST.stats = stats
-    nk = int(cnt[0])
     return (K[:nk, 0].copy(), K[:nk, 1].copy(), K[:nk, 2].copy(), K[:nk, 3].copy(), K[:nk, 4].copy(),
             op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)
 

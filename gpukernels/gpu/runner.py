@@ -52,6 +52,9 @@ R_N = 13
 _PINNED = threading.local()
 #: free pinned bytes the relay's block pool keeps for later batches and pairs (_HostBlocks)
 HOST_BLOCKS_KEEP = 1 << 31
+#: the host's walls live in pinned memory kept between calls (_HostWalls) up to this size; larger
+#: ones are ordinary memory, uploaded through a pinned copy
+HOST_WALLS_KEEP = 1 << 30
 
 
 @njit(cache=True, nogil=True)
@@ -131,23 +134,54 @@ class DeviceRunner:
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
             self.wide_band //= 2
 
-    def set_walls(self, walls, spans):
-        """Copy the host's wall rows ``[start, stop)`` of each span to the device, without waiting.
+    def host_walls(self):
+        """The host's walls for this runner's target, all zero: pinned memory kept between calls.
 
-        The rows and their index go through pinned memory and one scatter
-        on the runner's stream (where the spans cover half the rows between
-        them or more, all those rows and no index), so the host goes on to
-        the launch that reads them (pageable copies waited for the stream, which the other
-        strand's kernels share the GPU with).
+        Give them back with :meth:`give_walls`. Pinned, a dense upload goes
+        straight from them (:meth:`set_walls`), and their pages are in place:
+        the first write of a fresh page cost 0.7 µs on the device's host
+        (a megabase alignment's walls touch tens of thousands). Walls larger
+        than :data:`HOST_WALLS_KEEP` are ordinary memory.
+        """
+        shape = self.walls.shape
+        if self.walls.nbytes > HOST_WALLS_KEEP:
+            return np.zeros(shape, dtype=np.int32)
+        return _WALLS.take(self.cp, shape)
+
+    def give_walls(self, walls, spans):
+        """Walls of :meth:`host_walls` back for a later call; ``spans``: the rows written (all else is zero)."""
+        if _WALLS.owns(walls):
+            _zero_spans(walls, spans)
+            _WALLS.give(walls)
+
+    def set_walls(self, walls, spans):
+        """Copy the host's wall rows ``[start, stop)`` of each span to the device.
+
+        Where the spans cover half the rows between them or more, all those
+        rows go at once: straight from walls of :meth:`host_walls`, waiting
+        for the copy (the walk writes them next), else through a pinned copy
+        without waiting. Otherwise the rows and their index go through
+        pinned memory and one scatter on the runner's stream, without
+        waiting, so the host goes on to the launch that reads them (pageable
+        copies waited for the stream, which the other strand's kernels share
+        the GPU with).
         """
         size = spans[:, 1] - spans[:, 0]
         first, stop = int(spans[0, 0]), int(spans[-1, 1])
         if stop - first <= 2 * int(size.sum()):
             # dense (after a wave's walk, most of the genome): the rows between as they are, no index
-            self.walls[first:stop] = self._to_device(walls[first:stop], "wall_values")
+            if _WALLS.owns(walls):
+                part = walls[first:stop]
+                self.walls[first:stop].data.copy_from_host_async(part.ctypes.data, part.nbytes)
+                self.cp.cuda.get_current_stream().record().synchronize()
+            else:
+                self.walls[first:stop] = self._to_device(walls[first:stop], "wall_values")
             return
-        rows = np.arange(int(size.sum()), dtype=np.int64) + np.repeat(spans[:, 0] - (np.cumsum(size) - size), size)
-        self.walls[self._to_device(rows, "wall_rows")] = self._to_device(walls[rows], "wall_values")
+        total = int(size.sum())
+        rows = self._pinned((total,), np.int64, "wall_rows")
+        values = self._pinned((total,) + walls.shape[1:], walls.dtype, "wall_values")
+        _gather_rows(walls, spans, rows, values)
+        self.walls[self._upload(rows)] = self._upload(values)
 
     def _walls_now(self):
         """The walls this thread's launches read (:meth:`background`)."""
@@ -533,10 +567,13 @@ class DeviceRunner:
         again at the next call (set_walls, which returns nothing, is always
         followed by one).
         """
-        cp = self.cp
         host = self._pinned(arr.shape, arr.dtype, slot)
         host[...] = arr
-        dev = cp.empty(arr.shape, dtype=arr.dtype)
+        return self._upload(host)
+
+    def _upload(self, host):
+        """A new device array holding the pinned array ``host``, copied on the current stream without waiting."""
+        dev = self.cp.empty(host.shape, dtype=host.dtype)
         if host.nbytes:
             dev.data.copy_from_host_async(host.ctypes.data, host.nbytes)
         return dev
@@ -614,6 +651,70 @@ class _HostBlocks:
 
 
 _BLOCKS = _HostBlocks()
+
+
+class _HostWalls:
+    """Pinned host arrays for the walk's walls, all zero while free, kept between calls and pairs.
+
+    Each strand's walk holds one array the size of the target (32 bytes a
+    base with 4 slots): allocating it pinned takes about 0.5 ms per
+    megabyte, so it is done once per size, and a caller gives it back with
+    the rows it wrote set to zero again (far fewer than the whole). At most
+    :data:`HOST_WALLS_KEEP` free bytes are kept.
+    """
+
+    def __init__(self):
+        self._free = []             # (shape, array)
+        self._ours = {}             # data pointer -> shape of the arrays made here
+        self._lock = threading.Lock()
+
+    def take(self, cp, shape):
+        """A zero int32 array of ``shape`` in pinned memory."""
+        shape = tuple(int(x) for x in shape)
+        with self._lock:
+            for k, (s, arr) in enumerate(self._free):
+                if s == shape:
+                    self._free.pop(k)
+                    return arr
+        size = int(np.prod(shape, dtype=np.int64)) * 4
+        arr = np.ndarray(shape, dtype=np.int32, buffer=cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0))
+        arr[...] = 0
+        with self._lock:
+            self._ours[arr.ctypes.data] = shape
+        return arr
+
+    def owns(self, arr):
+        """Whether ``arr`` is one of this pool's arrays (not a view into one)."""
+        return self._ours.get(arr.ctypes.data) == arr.shape
+
+    def give(self, arr):
+        """``arr`` (all zero again) back to the free list."""
+        with self._lock:
+            self._free.append((arr.shape, arr))
+            while sum(a.nbytes for _, a in self._free) > HOST_WALLS_KEEP:
+                _, old = self._free.pop(0)
+                self._ours.pop(old.ctypes.data, None)
+
+
+_WALLS = _HostWalls()
+
+
+@njit(cache=True, nogil=True)
+def _gather_rows(walls, spans, rows, values):
+    """The rows of ``walls`` in the spans ``[start, stop)``, and their indices, into ``values`` and ``rows``."""
+    at = 0
+    for s in range(spans.shape[0]):
+        for r in range(spans[s, 0], spans[s, 1]):
+            rows[at] = r
+            values[at] = walls[r]
+            at += 1
+
+
+@njit(cache=True, nogil=True)
+def _zero_spans(walls, spans):
+    """Rows ``[start, stop)`` of each span of ``walls`` set to zero."""
+    for s in range(spans.shape[0]):
+        walls[spans[s, 0]:spans[s, 1]] = 0
 
 
 def _keep_stride():
