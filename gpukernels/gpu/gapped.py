@@ -122,6 +122,8 @@ LONG_APART = 64
 EARLY_LONG = True
 #: cells per anti-diagonal assumed for such a side (the relay's chunks take a band of 512 for it)
 EARLY_WIDTH = 128
+#: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
+EARLY_CAP = 0
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 12
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
@@ -1366,7 +1368,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             return None
         k = _early_long(idx, anchor_q, anchor_t, t, q, t_lo, t_hi, q_lo, q_hi, matrix, ydrop,
                         int(getattr(runner, "dcap", DCAP)) // 2 + 64,
-                        max(1, host_threads // 2), LONG_APART, sel_early)
+                        EARLY_CAP or max(1, host_threads // 2), LONG_APART, sel_early)
         if not k:
             return None
         batch = sel_early[:k].copy()
