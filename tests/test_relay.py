@@ -20,6 +20,24 @@ def _random_walls(rng, n, qn, rate):
     return walls
 
 
+def _similar_side(rng, n_max, rate, wall_rate):
+    """A right-side extension over a random sequence and its copy mutated at ``rate``, with random walls.
+
+    Returns the DP arguments, the work buffers' width and the sequential sweep's result.
+    """
+    sc = lastz_scoring()
+    n = int(rng.integers(8000, n_max))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    q = mutate(rng, t, rate)
+    walls = _random_walls(rng, n, len(q), wall_rate)
+    dp = (t[::-1].copy(), n, n, q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 1 << 40, walls,
+          0, 0, 1)
+    width = len(q) + 3
+    ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
+                           np.empty(4, np.int64))
+    return dp, width, ref
+
+
 @pytest.mark.parametrize("warm", [900, 10])
 @pytest.mark.parametrize("seed", range(8))
 def test_relay_equals_sequential_sweep(seed, warm):
@@ -83,17 +101,9 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
     callback's chunks too, from the origin.
     """
     monkeypatch.setattr(relay, "LEAD_ELSEWHERE", lead_there)
-    rng = np.random.default_rng(100 + seed)
+    dp, width, ref = _similar_side(np.random.default_rng(100 + seed), 16000, [0.01, 0.04][seed % 2],
+                                   [0.0, 0.002][seed % 2])
     sc = lastz_scoring()
-    n = int(rng.integers(8000, 16000))
-    t = rng.integers(0, 4, n).astype(np.uint8)
-    q = mutate(rng, t, [0.01, 0.04][seed % 2])
-    walls = _random_walls(rng, n, len(q), [0.0, 0.002][seed % 2])
-    dp = (t[::-1].copy(), n, n, q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 1 << 40, walls,
-          0, 0, 1)
-    width = len(q) + 3
-    ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
-                           np.empty(4, np.int64))
     flat = G._flat_matrix(sc.matrix)
     sweep_dp = dp[:6] + (flat, np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend)) + dp[9:]
     work = np.empty((8, width), np.int32)
@@ -135,17 +145,8 @@ def test_traceback_walked_ahead_equals_sequential(seed, guess, monkeypatch):
         calls.append(bool(out[0]))
         return out
     monkeypatch.setattr(relay, "trace_ahead", counted)
-    rng = np.random.default_rng(300 + seed)
-    sc = lastz_scoring()
-    n = int(rng.integers(8000, 14000))
-    t = rng.integers(0, 4, n).astype(np.uint8)
-    q = mutate(rng, t, [0.01, 0.04, 0.08][seed % 3])
-    walls = _random_walls(rng, n, len(q), [0.0, 0.002][seed % 2])
-    dp = (t[::-1].copy(), n, n, q, -1, len(q), sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 1 << 40, walls,
-          0, 0, 1)
-    width = len(q) + 3
-    ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
-                           np.empty(4, np.int64))
+    dp, width, ref = _similar_side(np.random.default_rng(300 + seed), 14000, [0.01, 0.04, 0.08][seed % 3],
+                                   [0.0, 0.002][seed % 2])
     with ThreadPoolExecutor(4) as pool:
         got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32) for _ in range(4)], chunk=700, warm=600)
     assert tuple(got[:4]) == tuple(ref[:4])
