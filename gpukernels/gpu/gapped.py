@@ -681,8 +681,11 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
 
 @njit(cache=True, nogil=True)
 def _ungapped_reach(t, q, t0, q0, step, t_end, q_end, matrix, drop, reach):
-    """Whether the run along one diagonal from ``(q0, t0)`` by ``step`` goes ``reach`` letters without dropping
-    ``drop`` below its best score (``t_end``, ``q_end``: the first positions outside the records)."""
+    """Whether the ungapped run from ``(q0, t0)`` goes ``reach`` letters without dropping ``drop`` below its best.
+
+    It steps along the diagonal by ``step`` (1 or -1); ``t_end`` and ``q_end``
+    are the first positions outside the records, where it stops short.
+    """
     score, best = 0, 0
     for k in range(reach):
         x, y = t0 + step * k, q0 + step * k
