@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 
 import numpy as np
 from numba import njit
@@ -137,7 +138,7 @@ class DeviceRunner:
     def host_walls(self):
         """The host's walls for this runner's target, all zero: pinned memory kept between calls.
 
-        Give them back with :meth:`give_walls`. Pinned, a dense upload goes
+        Give them back with :meth:`give_walls`. Pinned, an upload goes
         straight from them (:meth:`set_walls`), and their pages are in place:
         the first write of a fresh page cost 0.7 µs on the device's host
         (a megabase alignment's walls touch tens of thousands). Walls larger
@@ -667,7 +668,7 @@ class _HostWalls:
 
     def __init__(self):
         self._free = []             # (shape, array)
-        self._ours = {}             # data pointer -> shape of the arrays made here
+        self._ours = weakref.WeakValueDictionary()      # id -> the arrays made here, while they live
         self._lock = threading.Lock()
 
     def take(self, cp, shape):
@@ -682,20 +683,19 @@ class _HostWalls:
         arr = np.ndarray(shape, dtype=np.int32, buffer=cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0))
         arr[...] = 0
         with self._lock:
-            self._ours[arr.ctypes.data] = shape
+            self._ours[id(arr)] = arr
         return arr
 
     def owns(self, arr):
         """Whether ``arr`` is one of this pool's arrays (not a view into one)."""
-        return self._ours.get(arr.ctypes.data) == arr.shape
+        return self._ours.get(id(arr)) is arr
 
     def give(self, arr):
         """``arr`` (all zero again) back to the free list."""
         with self._lock:
             self._free.append((arr.shape, arr))
             while sum(a.nbytes for _, a in self._free) > HOST_WALLS_KEEP:
-                _, old = self._free.pop(0)
-                self._ours.pop(old.ctypes.data, None)
+                self._free.pop(0)
 
 
 _WALLS = _HostWalls()
