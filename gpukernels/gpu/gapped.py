@@ -642,6 +642,16 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
 
 
 @njit(cache=True, nogil=True)
+def _near_taken(a, sel, taken, anchor_q, anchor_t, apart):
+    """Is anchor ``a``'s diagonal less than ``apart`` from that of one of the ``taken`` anchors in ``sel``?"""
+    diag = anchor_t[a] - anchor_q[a]
+    for x in range(taken):
+        if abs(diag - (anchor_t[sel[x]] - anchor_q[sel[x]])) < apart:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
                 runs, head, ents, held, sel):
     """Anchors to extend on host threads at once: ``a``, then up to ``cap - 1`` more from ``(a, end)``.
@@ -665,13 +675,7 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
         if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
-        diag = anchor_t[b] - anchor_q[b]
-        near = False
-        for x in range(taken):
-            if abs(diag - (anchor_t[sel[x]] - anchor_q[sel[x]])) < apart:
-                near = True
-                break
-        if near or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
+        if _near_taken(b, sel, taken, anchor_q, anchor_t, apart) or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
                                 head, ents, held):
             continue
         sel[taken] = b
@@ -724,12 +728,7 @@ def _early_long(idx, anchor_q, anchor_t, t, q, t_lo, t_hi, q_lo, q_hi, matrix, d
             if taken == 0:
                 return 0
             continue
-        near = False
-        for y in range(taken):
-            if abs((at - aq) - (anchor_t[sel[y]] - anchor_q[sel[y]])) < apart:
-                near = True
-                break
-        if not near:
+        if not _near_taken(a, sel, taken, anchor_q, anchor_t, apart):
             sel[taken] = a
             taken += 1
     return taken
