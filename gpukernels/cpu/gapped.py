@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, uint64
 
 from .buffers import grow
+from .wall_events import file_row, live_at
 
 from .wfa_traceback import WFA_OK, side_path
 
@@ -142,12 +143,12 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     hA, hB, hC = roth, (roth + 1) % 3, (roth + 2) % 3
     eA, eB = 3 + rote, 4 - rote
     fA, fB = 5 + rote, 6 - rote
-    # target offsets j (cell (i, d - i)) holding a wall, ascending, found by one scan ahead of the
-    # anti-diagonals: the range of j an anti-diagonal covers only moves forward, so each j is read
-    # once rather than once per anti-diagonal (the cells' own walls are tested only where one is)
-    wall_j = np.empty(64, dtype=np.int64)
-    n_wall_j = 0
-    first_wall = 0
+    # the walls of earlier alignments as events along the anti-diagonals (wall_events): each target
+    # row j (cell (d - j, j)) is read once, as the range of j an anti-diagonal covers reaches it
+    heap = np.empty((16, 3), dtype=np.int64)
+    n_heap = 0
+    live = np.empty((16, 2), dtype=np.int64)
+    n_live = 0
     j_scanned = max(-1, d - max(hi1, hi2) - 1)
     done = 0
     dlast = d
@@ -249,34 +250,25 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             Hd[ib] = NEG
             Ed[ib] = NEG
             Fd[ib] = NEG
-        # walls of earlier alignments: is one in this anti-diagonal's j range [d - hi + 1, d - lo]?
+        # walls of earlier alignments: the rows entering the j range [d - hi + 1, d - lo], then the
+        # cells of the wall intervals live at d
         while j_scanned < d - lo:
             j_scanned += 1
-            if walls[wt0 + wdir * j_scanned, 0, 1] != 0:
-                wall_j = grow(wall_j, n_wall_j + 1)
-                wall_j[n_wall_j] = j_scanned
-                n_wall_j += 1
-        if first_wall > 0 and wall_j[first_wall - 1] >= d - hi + 1:
-            first_wall = 0  # the range moved back (never expected): search from the start
-        while first_wall < n_wall_j and wall_j[first_wall] < d - hi + 1:
-            first_wall += 1
-        lt0 = uint64(wt0 + wdir * (d - lo))
-        step = uint64(wdir)
-        if first_wall < n_wall_j and wall_j[first_wall] <= d - lo:
-            lt = lt0
-            for iu in range(uint64(lo), uint64(hi)):
-                if walls[lt, 0, 1] != 0 and Hd[iu] > NEG:
-                    lq = wq0 + wdir * np.int64(iu)
-                    for k in range(walls.shape[1]):
-                        whi = walls[lt, k, 1]
-                        if whi == 0:
-                            break
-                        if walls[lt, k, 0] <= lq and lq < whi:
-                            Hd[iu] = NEG
-                            Ed[iu] = NEG
-                            Fd[iu] = NEG
-                            break
-                lt -= step
+            heap, n_heap = file_row(heap, n_heap, walls, wt0 + wdir * j_scanned, j_scanned, wq0, wdir, d, qn)
+        n_heap, live, n_live = live_at(heap, n_heap, live, n_live, d)
+        x = 0
+        while x < n_live:
+            if live[x, 0] <= d:
+                n_live -= 1
+                live[x, 0] = live[n_live, 0]
+                live[x, 1] = live[n_live, 1]
+                continue
+            iw = d - live[x, 1]
+            if lo <= iw < hi:
+                Hd[iw] = NEG
+                Ed[iw] = NEG
+                Fd[iw] = NEG
+            x += 1
         # the best substitution-ending cell (first of equals) and the live range
         dbest = NEG32
         for iu in range(uint64(lo), uint64(hi)):
