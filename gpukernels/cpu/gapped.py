@@ -209,6 +209,8 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         floor32 = np.int32(floor)
         for i in range(uint64(i_in), uint64(i_out)):
             S[i] = flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
+        # (with the anti-diagonal's best substitution-ending score; the edge cells below never are)
+        dbest = NEG32
         for i in range(uint64(i_in), uint64(i_out)):
             sub = Hd2[i - one] + S[i]
             e_open = Hd1[i] - goe
@@ -220,10 +222,12 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             h = max(sub, max(e, f))
             src = ZERO if h == sub else (ONE if h == e else TWO)
             alive = h >= floor32
-            Hd[i] = h if alive else NEG32
+            hv = h if alive else NEG32
+            Hd[i] = hv
             Ed[i] = e if alive else NEG32
             Fd[i] = f if alive else NEG32
             tb[tbo + i] = np.uint8(src | (FOUR if e_ext > e_open else ZERO) | (EIGHT if f_ext > f_open else ZERO))
+            dbest = max(dbest, hv if src == ZERO else NEG32)
         if lo == 0:
             # cell (0, d): a gap in the query from (0, d - 1)
             e_open = Hd1[0] - goe
@@ -246,7 +250,9 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             tb[ntb + d - lo] = 2 | (8 if f_ext > f_open else 0)
         # the self-comparison barrier and the walls of earlier alignments
         ib = (d - barrier) // 2 if (d - barrier) % 2 == 0 else -1
+        killed_best = False     # a cell killed here held the anti-diagonal's best: look for it again
         if lo <= ib < hi:
+            killed_best = Hd[ib] == dbest
             Hd[ib] = NEG
             Ed[ib] = NEG
             Fd[ib] = NEG
@@ -265,17 +271,20 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
                 continue
             iw = d - live[x, 1]
             if lo <= iw < hi:
+                killed_best = killed_best or Hd[iw] == dbest
                 Hd[iw] = NEG
                 Ed[iw] = NEG
                 Fd[iw] = NEG
             x += 1
-        # the best substitution-ending cell (first of equals) and the live range
-        dbest = NEG32
-        for iu in range(uint64(lo), uint64(hi)):
-            v = Hd[iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else NEG32
-            dbest = max(dbest, v)
+        # the best substitution-ending cell (first of equals, looked for only where it is the best
+        # so far) and the live range
+        if killed_best:
+            dbest = NEG32
+            for iu in range(uint64(lo), uint64(hi)):
+                v = Hd[iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else NEG32
+                dbest = max(dbest, v)
         dbi = -1
-        if dbest > NEG:
+        if dbest > NEG and dbest >= best:
             for i in range(lo, hi):
                 if Hd[i] == dbest and (tb[ntb + i - lo] & 3) == 0:
                     dbi = i
