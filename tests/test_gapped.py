@@ -131,3 +131,50 @@ def test_walls_as_the_kernel_model_sees_them(seed):
     ref = side_dp(t, q, task, sc.matrix.astype(np.int64), sc.gap_open, sc.gap_extend, 9400, walls, 1 << 20, 0, 0,
                   z8, 0, z32, z64, 0)
     assert (best, bi, bj, cells) == tuple(ref[:4])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_walls_on_both_sides_and_in_a_resumed_sweep(seed):
+    """Random walls, gaps' long ones among them: each side as the kernel's cell-by-cell model sees it.
+
+    The sweep files each wall interval as the anti-diagonals it crosses
+    (``cpu/wall_events.py``); a sweep stopped at an anti-diagonal and resumed
+    (as the host's redo and the relay do) reads the rows of its range again.
+    """
+    from gpukernels.cpu.gapped import ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_DONE, _flat_matrix, origin_state, side_frame, \
+        ydrop_sweep
+    from gpukernels.gpu.gapped import _tasks_of
+    from gpukernels.gpu.kernel_twin import side_dp
+    rng = np.random.default_rng(200 + seed)
+    sc = lastz_scoring()
+    n = int(rng.integers(300, 800))
+    t = rng.integers(0, 4, n).astype(np.uint8)
+    q = mutate(rng, t, 0.08)
+    walls = np.zeros((n + 2, 3, 2), dtype=np.int32)
+    for x in np.flatnonzero(rng.random(n + 2) < rng.choice([0.02, 0.1, 0.4])):
+        a = int(rng.integers(0, len(q) + 1))
+        walls[x, 0] = (a, a + int(rng.choice([1, 2, 3, 40, 150])))
+        if rng.random() < 0.3:
+            b = walls[x, 0, 1] + int(rng.integers(5, 50))
+            walls[x, 1] = (b, b + 1)
+    aq = at = min(n, len(q)) // 2
+    walls[at + 1] = 0       # (an anchor is never on a kept path)
+    one = np.array([0])
+    tasks = _tasks_of(one, np.array([aq]), np.array([at]), one, np.array([n]), one, np.array([len(q)]), False)
+    z8, z32, z64 = np.zeros(1, np.uint8), np.zeros(1, np.int32), np.zeros(1, np.int64)
+    t_rev, q_rev = t[::-1].copy(), q[::-1].copy()
+    for right in (0, 1):
+        ref = side_dp(t, q, tasks[right], sc.matrix.astype(np.int64), sc.gap_open, sc.gap_extend, 9400, walls,
+                      1 << 20, 0, 0, z8, 0, z32, z64, 0)
+        frame = side_frame(bool(right), t, q, t_rev, q_rev, aq, at, 0, n, 0, len(q), False)
+        dp = frame[:6] + (_flat_matrix(sc.matrix), np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend),
+                          9400, frame[6], walls) + frame[7:]
+        got = []
+        for cut in (1 << 62, int(rng.integers(2, 200))):
+            work = np.empty((8, len(q) + 2), dtype=np.int32)
+            st, tb, off, lo = origin_state(work, np.empty(16, np.uint8), np.empty(4, np.int64), np.empty(4, np.int64))
+            tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, cut)
+            if st[ST_DONE] == 0:
+                tb, off, lo = ydrop_sweep(*dp, work, tb, off, lo, True, st, 1 << 62)
+            got.append((st[ST_BEST], st[ST_BI], st[ST_BJ], st[ST_CELLS]))
+        assert got[0] == got[1] == tuple(ref[:4])
