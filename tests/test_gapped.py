@@ -109,6 +109,19 @@ def test_extend_anchors_finds_one_alignment_per_region():
     assert res[1][0] - res[0][0] > 2500
 
 
+def random_walls(rng, n, nq, slots, densities, lengths):
+    """Walls for target rows 0 to n + 1: in a share of the rows (one of ``densities``) an interval of
+    one of ``lengths`` query positions, and in 30 % of those a one-cell wall after it."""
+    walls = np.zeros((n + 2, slots, 2), dtype=np.int32)
+    for x in np.flatnonzero(rng.random(n + 2) < rng.choice(densities)):
+        a = int(rng.integers(0, nq + 1))
+        walls[x, 0] = (a, a + int(rng.choice(lengths)))
+        if rng.random() < 0.3:
+            b = walls[x, 0, 1] + int(rng.integers(5, 50))
+            walls[x, 1] = (b, b + 1)
+    return walls
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_walls_as_the_kernel_model_sees_them(seed):
     """Random walls: the DP (walls found by its scan ahead) matches the GPU kernel's cell-by-cell model."""
@@ -118,13 +131,7 @@ def test_walls_as_the_kernel_model_sees_them(seed):
     n = int(rng.integers(200, 700))
     t = rng.integers(0, 4, n).astype(np.uint8)
     q = mutate(rng, t, 0.08)
-    walls = np.zeros((n + 2, 2, 2), dtype=np.int32)
-    for x in np.flatnonzero(rng.random(n + 2) < rng.choice([0.01, 0.05, 0.3])):
-        a = int(rng.integers(0, len(q) + 1))
-        walls[x, 0] = (a, a + int(rng.integers(1, 4)))
-        if rng.random() < 0.3:
-            b = walls[x, 0, 1] + int(rng.integers(5, 50))
-            walls[x, 1] = (b, b + 1)
+    walls = random_walls(rng, n, len(q), 2, [0.01, 0.05, 0.3], [1, 2, 3])
     best, bi, bj, cells, *_ = one_side(t, q, sc, 9400, walls)
     task = np.array([0, 1, n, 0, 1, len(q), 1 << 40, 0, 0], dtype=np.int64)
     z8, z32, z64 = np.zeros(1, np.uint8), np.zeros(1, np.int32), np.zeros(1, np.int64)
@@ -150,13 +157,7 @@ def test_walls_on_both_sides_and_in_a_resumed_sweep(seed):
     n = int(rng.integers(300, 800))
     t = rng.integers(0, 4, n).astype(np.uint8)
     q = mutate(rng, t, 0.08)
-    walls = np.zeros((n + 2, 3, 2), dtype=np.int32)
-    for x in np.flatnonzero(rng.random(n + 2) < rng.choice([0.02, 0.1, 0.4])):
-        a = int(rng.integers(0, len(q) + 1))
-        walls[x, 0] = (a, a + int(rng.choice([1, 2, 3, 40, 150])))
-        if rng.random() < 0.3:
-            b = walls[x, 0, 1] + int(rng.integers(5, 50))
-            walls[x, 1] = (b, b + 1)
+    walls = random_walls(rng, n, len(q), 3, [0.02, 0.1, 0.4], [1, 2, 3, 40, 150])
     aq = at = min(n, len(q)) // 2
     walls[at + 1] = 0       # (an anchor is never on a kept path)
     one = np.array([0])

@@ -18,6 +18,14 @@ from .buffers import grow_rows
 
 
 @njit(cache=True, nogil=True)
+def _put(heap, x, first, last, j):
+    """Write event ``(first, last, j)`` at heap slot ``x``."""
+    heap[x, 0] = first
+    heap[x, 1] = last
+    heap[x, 2] = j
+
+
+@njit(cache=True, nogil=True)
 def _push(heap, n, first, last, j):
     """Add event ``(first, last, j)`` to the min-heap on ``first``; returns the (grown) heap and its size."""
     heap = grow_rows(heap, n + 1)
@@ -28,9 +36,7 @@ def _push(heap, n, first, last, j):
             break
         heap[x] = heap[up]
         x = up
-    heap[x, 0] = first
-    heap[x, 1] = last
-    heap[x, 2] = j
+    _put(heap, x, first, last, j)
     return heap, n + 1
 
 
@@ -50,9 +56,7 @@ def _pop(heap, n):
             break
         heap[x] = heap[c]
         x = c
-    heap[x, 0] = first
-    heap[x, 1] = last
-    heap[x, 2] = j
+    _put(heap, x, first, last, j)
     return n
 
 
