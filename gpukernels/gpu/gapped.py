@@ -148,16 +148,14 @@ log = logging.getLogger("gpukernels")
 # ---------------------------------------------------------------------------------------------
 # kept alignments: arrays shared by the numba helpers
 #   K[k] = t0, t1, q0, q1, score; op_off/run_off: offsets into ops/runs (runs[r] = t, q, len)
-#   head[b] / ents[e] = (next, k, r_lo, r_hi): kept alignments by target bucket, for the on-path test;
-#   runs r_lo to r_hi - 1 of k are those that can hold a point of bucket b (the last starting at or
-#   before its first position, and those starting inside it), so that a megabase path's test
-#   searches a few runs rather than thousands
+#   head[b] / ents[e] = (next, k): kept alignments by target bucket, for the on-path test
 
 @njit(cache=True, nogil=True)
-def _on_path(aq, at, k, K, a, z, runs):
-    """Is (aq, at) on a substitution run of kept alignment k, among its runs ``a`` to ``z - 1``?"""
+def _on_path(aq, at, k, K, run_off, runs):
     if at < K[k, 0] or at >= K[k, 1] or aq < K[k, 2] or aq >= K[k, 3]:
         return False
+    a = run_off[k]
+    z = run_off[k + 1]
     if a == z:
         return False
     while z - a > 1:
@@ -175,7 +173,7 @@ def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
     e = head[at >> _BSHIFT]
     while e >= 0:
         k = ents[e, 1]
-        if k >= k_lo and _on_path(aq, at, k, K, ents[e, 2], ents[e, 3], runs):
+        if k >= k_lo and _on_path(aq, at, k, K, run_off, runs):
             return True
         e = ents[e, 0]
     return False
@@ -210,18 +208,10 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
         b_lo = s_t0 >> _BSHIFT
         b_hi = (t1 - 1) >> _BSHIFT
         ents = grow_rows(ents, cnt[1] + b_hi - b_lo + 1)
-        r_lo = r0       # the last run starting at or before the bucket (or the first run)
-        r_hi = r0       # the first run starting past it
         for b in range(b_lo, b_hi + 1):
-            while r_lo + 1 < r0 + nr and runs[r_lo + 1, 0] <= b << _BSHIFT:
-                r_lo += 1
-            while r_hi < r0 + nr and runs[r_hi, 0] < (b + 1) << _BSHIFT:
-                r_hi += 1
             e = cnt[1]
             ents[e, 0] = head[b]
             ents[e, 1] = nk
-            ents[e, 2] = r_lo
-            ents[e, 3] = r_hi
             head[b] = e
             cnt[1] += 1
     cg.mark_walls(walls, path, s_t0, s_q0)
@@ -491,7 +481,7 @@ def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, 
     if not ok:
         return False
     # anti-diagonal by anti-diagonal: R before each, the floor tests, R summed over 1..D
-    order = _by_antidiagonal(cd, n, dstale)
+    order = np.argsort(cd[:n], kind="mergesort")
     dead = np.zeros(n, dtype=np.bool_)     # by branch (fewer than cells)
     run = 0
     pending = 0
@@ -523,28 +513,6 @@ def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, 
         return False
     host[10] += 1
     return True
-
-
-@njit(cache=True, nogil=True)
-def _by_antidiagonal(cd, n, dmax):
-    """The witnesses of anti-diagonals up to ``dmax``, by anti-diagonal, in their order within one.
-
-    A counting sort: what a stable sort of ``cd[:n]`` gives, cut after
-    ``dmax``, in time linear in the cells and anti-diagonals.
-    """
-    first = np.zeros(dmax + 2, dtype=np.int64)
-    for x in range(n):
-        if cd[x] <= dmax:
-            first[cd[x] + 1] += 1
-    for d in range(dmax + 1):
-        first[d + 1] += first[d]
-    order = np.empty(first[dmax + 1], dtype=np.int64)
-    for x in range(n):
-        d = cd[x]
-        if d <= dmax:
-            order[first[d]] = x
-            first[d] += 1
-    return order
 
 
 @njit(cache=True, nogil=True)
@@ -1177,7 +1145,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     ops_all = np.empty(1 << 16, dtype=np.uint8)
     runs = np.empty((1024, 4), dtype=np.int64)
     head = np.full((len(t) >> _BSHIFT) + 2, -1, dtype=np.int64)
-    ents = np.empty((1024, 4), dtype=np.int64)
+    ents = np.empty((1024, 2), dtype=np.int64)
     cnt = np.zeros(2, dtype=np.int64)       # kept alignments, bucket entries
     # the runner's own (pinned, kept between calls) where it has them
     walls = runner.host_walls() if hasattr(runner, "host_walls") else np.zeros((len(t) + 1, wall_slots, 2), np.int32)
