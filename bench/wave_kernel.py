@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""The warp inspector alone on one captured wave of a genome pair (GPU only): its time, cells and walls.
+
+Usage::
+
+    python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--repeats 3] [--profile]
+
+Aligns the pair once on the GPU, keeping the tasks of the first inspector
+launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
+anchors), then relaunches the warp kernel (``ydrop``, mode 0, the first
+band) on them with CUDA events after a warm-up, with the walls of the end
+of the run and with no walls in 4, 2 and 1 slots (the same cells: what the
+wall reads cost). It also runs the executor (mode 1) up to each side's
+best, to set the cells past the best (the y-drop tail, which only the
+inspector computes) beside those up to it. Prints one table.
+``--profile`` brackets one more launch with ``cudaProfilerStart/Stop`` for
+``ncu --profile-from-start off``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("target")
+    p.add_argument("query")
+    p.add_argument("--sides", type=int, default=4096)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--profile", action="store_true")
+    args = p.parse_args(argv)
+
+    import cupy as cp
+    import numpy as np
+    from gpukernels.engine import AlignOptions, align
+    from gpukernels.genome import read_fasta
+    from gpukernels.gpu import runner as gr
+
+    captured = []
+    inspect = gr.DeviceRunner.inspect
+
+    def keep_first(self, tasks, wide=False):
+        if not wide and len(tasks) == args.sides and not captured:
+            captured.append((self, np.array(tasks)))
+        return inspect(self, tasks, wide)
+
+    gr.DeviceRunner.inspect = keep_first
+    align(read_fasta(args.target), read_fasta(args.query), AlignOptions(), backend="gpu")
+    gr.DeviceRunner.inspect = inspect
+    if not captured:
+        raise SystemExit(f"no inspector launch of {args.sides} sides")
+    runner, tasks = captured[0]
+    n, band = len(tasks), gr.BANDS[0]
+    d_tasks = cp.asarray(tasks)
+    res = cp.empty((n, gr.R_N), dtype=cp.int64)
+
+    def timed(launch):
+        launch()
+        cp.cuda.Device().synchronize()
+        best = float("inf")
+        for _ in range(args.repeats):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            launch()
+            stop.record()
+            stop.synchronize()
+            best = min(best, cp.cuda.get_elapsed_time(start, stop))
+        return best
+
+    def inspector(walls, nslot):
+        def launch():
+            saved, runner.nslot, runner._tl.walls = runner.nslot, nslot, walls
+            try:
+                runner._launch(d_tasks, 0, band, False, res=res)
+            finally:
+                runner.nslot, runner._tl.walls = saved, None
+        return launch
+
+    rows = runner.walls.shape[0]
+    print("| walls | inspector (ms) | cells | Gcells/s |")
+    print("|---|---|---|---|")
+    for name, walls, nslot in (("end of run, 4 slots", runner.walls, 4),
+                               ("none, 4 slots", cp.zeros_like(runner.walls), 4),
+                               ("none, 2 slots", cp.zeros((rows, 2, 2), dtype=cp.int32), 2),
+                               ("none, 1 slot", cp.zeros((rows, 1, 2), dtype=cp.int32), 1)):
+        ms = timed(inspector(walls, nslot))
+        cells = int(res.get()[:, gr.R_CELLS].sum())
+        print(f"| {name} | {ms:.2f} | {cells:,} | {cells / ms / 1e6:.1f} |")
+
+    # the executor up to each side's best, with the walls of the end of the run
+    inspector(runner.walls, runner.nslot)()
+    r = res.get()
+    ok = r[:, gr.R_STATUS] == 0
+    ds = np.where(ok, r[:, gr.R_BI] + r[:, gr.R_BJ], 0)
+    cab = np.where(ok, r[:, 4], 0)          # cells up to the best anti-diagonal (kernel R_CELLS_AT_BEST)
+    tbb = cp.asarray(np.concatenate([[0], np.cumsum(cab)[:-1]]))
+    adb = cp.asarray(np.concatenate([[0], np.cumsum(ds + 1)[:-1]]))
+    dstop = cp.asarray(ds)
+    tb = cp.empty(int(cab.sum()) + 1, dtype=cp.uint8)
+    tb_lo = cp.empty(int((ds + 1).sum()), dtype=cp.int32)
+    tb_off = cp.empty(int((ds + 1).sum()), dtype=cp.int64)
+    ms = timed(lambda: runner._launch(d_tasks, 1, band, False, dstop=dstop, tbb=tbb, adb=adb, tb=tb, tb_lo=tb_lo,
+                                      tb_off=tb_off))
+    total = int(r[:, gr.R_CELLS].sum())
+    print()
+    print(f"{n} tasks at band {band}: {total:,} cells, {int(cab.sum()):,} up to the best "
+          f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms")
+    if args.profile:
+        cp.cuda.profiler.start()
+        inspector(runner.walls, runner.nslot)()
+        cp.cuda.Device().synchronize()
+        cp.cuda.profiler.stop()
+
+
+if __name__ == "__main__":
+    main()
