@@ -41,6 +41,7 @@ def main(argv=None):
     from gpukernels.engine import AlignOptions, align
     from gpukernels.genome import read_fasta
     from gpukernels.gpu import runner as gr
+    from gpu_timing import gpu_seconds
 
     captured = []
     inspect = gr.DeviceRunner.inspect
@@ -61,17 +62,8 @@ def main(argv=None):
     res = cp.empty((n, gr.R_N), dtype=cp.int64)
 
     def timed(launch):
-        launch()
-        cp.cuda.Device().synchronize()
-        best = float("inf")
-        for _ in range(args.repeats):
-            start, stop = cp.cuda.Event(), cp.cuda.Event()
-            start.record()
-            launch()
-            stop.record()
-            stop.synchronize()
-            best = min(best, cp.cuda.get_elapsed_time(start, stop))
-        return best
+        """Milliseconds of one ``launch()``: the mean of ``--repeats`` after a warm-up (CUDA events)."""
+        return 1000.0 * gpu_seconds(launch, args.repeats)[0]
 
     def inspector(walls, nslot):
         def launch():
@@ -98,7 +90,7 @@ def main(argv=None):
     r = res.get()
     ok = r[:, gr.R_STATUS] == 0
     ds = np.where(ok, r[:, gr.R_BI] + r[:, gr.R_BJ], 0)
-    cab = np.where(ok, r[:, 4], 0)          # cells up to the best anti-diagonal (kernel R_CELLS_AT_BEST)
+    cab = np.where(ok, r[:, gr.R_CAB], 0)           # cells up to the best anti-diagonal
     tbb = cp.asarray(np.concatenate([[0], np.cumsum(cab)[:-1]]))
     adb = cp.asarray(np.concatenate([[0], np.cumsum(ds + 1)[:-1]]))
     dstop = cp.asarray(ds)
