@@ -3,7 +3,7 @@
 
 Usage::
 
-    python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--repeats 3] [--profile]
+    python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--repeats 3] [--profile] [--save R.npy]
 
 Aligns the pair once on the GPU, keeping the tasks of the first inspector
 launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
@@ -14,7 +14,9 @@ wall reads cost). It also runs the executor (mode 1) up to each side's
 best, to set the cells past the best (the y-drop tail, which only the
 inspector computes) beside those up to it. Prints one table.
 ``--profile`` brackets one more launch with ``cudaProfilerStart/Stop`` for
-``ncu --profile-from-start off``.
+``ncu --profile-from-start off``. ``--save`` writes the inspector's results
+with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
+to compare two builds of the kernel.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ def main(argv=None):
     p.add_argument("--sides", type=int, default=4096)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--save", help="write the inspector's results (end-of-run walls) to this .npy file")
     args = p.parse_args(argv)
 
     import cupy as cp
@@ -88,6 +91,8 @@ def main(argv=None):
     # the executor up to each side's best, with the walls of the end of the run
     inspector(runner.walls, runner.nslot)()
     r = res.get()
+    if args.save:
+        np.save(args.save, r)
     ok = r[:, gr.R_STATUS] == 0
     ds = np.where(ok, r[:, gr.R_BI] + r[:, gr.R_BJ], 0)
     cab = np.where(ok, r[:, gr.R_CAB], 0)           # cells up to the best anti-diagonal

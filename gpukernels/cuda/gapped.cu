@@ -165,17 +165,41 @@ __device__ __noinline__ bool at_stale_best(const int* __restrict__ st, int w, co
     return __all_sync(FULL, ok);
 }
 
-template <bool WIDE, bool CHUNK>
+// Is query position lq inside one of a target row's wall slots ([lo, hi) each, as two ints)? A
+// slot holds lq when (unsigned)(lq - lo) < (unsigned)(hi - lo): one compare, not two. Slots fill
+// in order and an empty one is (0, 0) (cpu/gapped.mark_walls; rows are zeroed when freed), so
+// every slot can be tested where the CPU twin stops at the first empty one: an empty slot holds
+// nothing. Positions are 32-bit, as the walls themselves.
+__device__ __forceinline__ bool in_slot(int lo, int hi, int lq)
+{
+    return (unsigned)(lq - lo) < (unsigned)(hi - lo);
+}
+
+__device__ __forceinline__ bool on_wall(int4 wa, int4 wb, const int* w, int nslot, int lq)
+{
+    if (nslot == 4) return in_slot(wa.x, wa.y, lq) | in_slot(wa.z, wa.w, lq) | in_slot(wb.x, wb.y, lq) |
+                           in_slot(wb.z, wb.w, lq);
+    bool hit = false;
+    for (int k = 0; k < nslot; ++k) hit |= in_slot(w[2 * k], w[2 * k + 1], lq);
+    return hit;
+}
+
+// SCORE: mode 0 compiled on its own (the inspector of the waves, where 98 % of the cells lie):
+// no traceback bits, kept rows or stops, and each cell's rules as max operations, not the
+// compare-and-select chains that record which term won (the same scores: the best cell is a
+// substitution cell, whose term wins ties).
+template <bool WIDE, bool CHUNK, bool SCORE>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
-                                 int nslot, int band, int mode, int dcap, long long* __restrict__ res,
+                                 int nslot, int band, int mode_in, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
                                  int* __restrict__ tb_lo, long long* __restrict__ tb_off,
                                  const long long* __restrict__ dump_at, const long long* __restrict__ slots,
                                  int* __restrict__ dump, int dump_w, int* rows, Red* red)
 {
+    const int mode = SCORE ? 0 : mode_in;
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
     const long long* tp = tasks + 9LL * task;
@@ -183,7 +207,11 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
     const int tn = (int)tnl, qn = (int)qnl;
     const int mask = band - 1;
-    // per-task bases, so a cell's addresses are 32-bit products: letter j - 1 of the side at
+    // the barrier diagonal as an int (j - i never reaches INT_MIN: no barrier) and the walls' query
+    // position of cell i, wq0i + qs * i, in 32 bits as the walls hold it
+    const int bar = (barrier >= -0x7fffffffLL && barrier <= 0x7fffffffLL) ? (int)barrier : (int)0x80000000;
+    const int wq0i = (int)wq0;
+    // per-task bases, so a cell's address is one wide multiply-add: letter j - 1 of the side at
     // tlet[ts * (j - 1)], its wall slots at wall0 + j * wall_step bytes
     const unsigned char* tlet = t + t0;
     const unsigned char* qlet = q + q0;
@@ -248,7 +276,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if (tracing && (cells + (hi - lo) > tbcap || d >= adcap)) tracing = false;   // mode 2 out of room
         if (tracing) traced_to = d;
         if (tracing && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = cells; }
-        const int floor_ = best - ydrop;
+        const int floor1 = max(best - ydrop, NEG + 1);   // a cell below it is dead (h < floor or h <= NEG)
         bsum += best;
         int dbest = NEG, dbi = -1, nlo = hi, nhi = lo;
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
@@ -268,14 +296,32 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             // 0.89 -> 0.62 us per anti-diagonal on the H100.
             const int i = base + rank < hi ? base + rank : lo;
             const int j = d - i;
-            const int tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
-            const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
+            const int tc = tn > 0 ? tlet[(long long)ts * (j >= 1 ? j - 1 : 0)] : 0;
+            const int qc = qn > 0 ? qlet[(long long)qs * (i >= 1 ? i - 1 : 0)] : 0;
             const int* w = (const int*)(wall0 + (long long)j * wall_step);
             int4 wa = make_int4(0, 0, 0, 0), wb = wa;
             if (nslot == 4) { wa = ((const int4*)w)[0]; wb = ((const int4*)w)[1]; } else { wa.y = w[1]; }
             const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
             const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
             if (base + rank >= hi) break;
+            const bool walled = wa.y != 0 && on_wall(wa, wb, w, nslot, wq0i + qs * i);
+            const int x = i & mask;
+            if (SCORE) {
+                const int sub = i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG ? hdiag + mat[tc << 3 | qc]
+                                                                                          : NEG;
+                const int e = j >= 1 && i >= lo1 && i < hi1 ? max(max(hup - goe, eup - gap_ext), NEG) : NEG;
+                const int f = i >= 1 && i - 1 >= lo1 && i - 1 < hi1 ? max(max(hleft - goe, fleft - gap_ext), NEG) : NEG;
+                const int g = max(e, f);
+                const int h = max(sub, g);
+                const bool dead = h < floor1 || j - i == bar || walled;
+                HC[x] = dead ? NEG : h; EA[x] = dead ? NEG : e; FA[x] = dead ? NEG : f;
+                if (!dead) {
+                    nlo = min(nlo, i);
+                    nhi = i + 1;
+                    if (sub >= g && h > dbest) { dbest = h; dbi = i; }
+                }
+                continue;
+            }
             int sub = NEG;
             if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc << 3 | qc];
             int e = NEG, ebit = 0;
@@ -295,25 +341,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             int h = sub, src = 0;
             if (e > h) { h = e; src = 1; }
             if (f > h) { h = f; src = 2; }
-            bool dead = h < floor_ || h <= NEG || (long long)(j - i) == barrier;
-            if (!dead && wa.y != 0) {
-                // the slots in order up to the first empty one (hi 0), as the CPU's loop
-                const long long lq = wq0 + qstep * i;
-                if (nslot == 4) {
-                    dead = (wa.x <= lq && lq < wa.y) ||
-                           (wa.w != 0 && ((wa.z <= lq && lq < wa.w) ||
-                                          (wb.y != 0 && ((wb.x <= lq && lq < wb.y) ||
-                                                         (wb.w != 0 && wb.z <= lq && lq < wb.w)))));
-                } else {
-                    for (int k = 0; k < nslot; ++k) {
-                        const int whi = w[2 * k + 1];
-                        if (whi == 0) break;
-                        if (w[2 * k] <= lq && lq < whi) { dead = true; break; }
-                    }
-                }
-            }
-            const int x = i & mask;
-            if (dead) {
+            if (h < floor1 || j - i == bar || walled) {
                 HC[x] = NEG; EA[x] = NEG; FA[x] = NEG;
                 if (tracing) tb[tbb + cells + (i - lo)] = 0;
                 continue;
@@ -396,7 +424,8 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        ydrop_task<false, false>(YDROP_ARGS, rows, nullptr);
+        if (mode == 0) ydrop_task<false, false, true>(YDROP_ARGS, rows, nullptr);
+        else ydrop_task<false, false, false>(YDROP_ARGS, rows, nullptr);
         __syncwarp();   // the task's last reads of its rows, before the next one's first writes
     }
 }
@@ -412,7 +441,8 @@ __device__ __forceinline__ void wide_block(YDROP_PARAMS)
     __syncthreads();
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    ydrop_task<true, CHUNK>(YDROP_ARGS, smem, red);
+    if (!CHUNK && mode == 0) ydrop_task<true, false, true>(YDROP_ARGS, smem, red);
+    else ydrop_task<true, CHUNK, false>(YDROP_ARGS, smem, red);
 }
 
 extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { wide_block<false>(YDROP_ARGS_IN); }
