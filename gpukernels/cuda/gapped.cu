@@ -66,6 +66,9 @@
 
 #define DUMP_HEAD 16
 
+// a wall row of four slots: two 16-byte words
+struct Slots4 { int4 a, b; };
+
 struct Task {
     long long t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0;
 };
@@ -165,34 +168,105 @@ __device__ __noinline__ bool at_stale_best(const int* __restrict__ st, int w, co
     return __all_sync(FULL, ok);
 }
 
-// Is query position lq inside one of a target row's wall slots ([lo, hi) each, as two ints)? A
-// slot holds lq when (unsigned)(lq - lo) < (unsigned)(hi - lo): one compare, not two. Slots fill
-// in order and an empty one is (0, 0) (cpu/gapped.mark_walls; rows are zeroed when freed), so
-// every slot can be tested where the CPU twin stops at the first empty one: an empty slot holds
-// nothing. Positions are 32-bit, as the walls themselves.
-__device__ __forceinline__ bool in_slot(int lo, int hi, int lq)
+// Is x in [lo, hi) (lo <= hi)? (unsigned)(x - lo) < (unsigned)(hi - lo): one compare, not two.
+__device__ __forceinline__ bool in_range(int lo, int hi, int x)
 {
-    return (unsigned)(lq - lo) < (unsigned)(hi - lo);
+    return (unsigned)(x - lo) < (unsigned)(hi - lo);
 }
 
+// Is query position lq inside one of a target row's wall slots ([lo, hi) each, as two ints)?
+// Slots fill in order and an empty one is (0, 0) (cpu/gapped.mark_walls; rows are zeroed when
+// freed), so every slot can be tested where the CPU twin stops at the first empty one: an empty
+// slot holds nothing. Positions are 32-bit, as the walls themselves.
 __device__ __forceinline__ bool on_wall(int4 wa, int4 wb, const int* w, int nslot, int lq)
 {
-    if (nslot == 4) return in_slot(wa.x, wa.y, lq) | in_slot(wa.z, wa.w, lq) | in_slot(wb.x, wb.y, lq) |
-                           in_slot(wb.z, wb.w, lq);
+    if (nslot == 4) return in_range(wa.x, wa.y, lq) | in_range(wa.z, wa.w, lq) | in_range(wb.x, wb.y, lq) |
+                           in_range(wb.z, wb.w, lq);
     bool hit = false;
-    for (int k = 0; k < nslot; ++k) hit |= in_slot(w[2 * k], w[2 * k + 1], lq);
+    for (int k = 0; k < nslot; ++k) hit |= in_range(w[2 * k], w[2 * k + 1], lq);
     return hit;
 }
 
-// SCORE: mode 0 compiled on its own (the inspector of the waves, where 98 % of the cells lie):
-// no traceback bits, kept rows or stops, and each cell's rules as max operations, not the
-// compare-and-select chains that record which term won (the same scores: the best cell is a
-// substitution cell, whose term wins ties).
+// Loads that stay where they are written (a plain load whose value is used only behind a branch
+// may be moved behind it, and then waits there): the inspector's reads one step ahead.
+__device__ __forceinline__ int4 load_ahead(const int4* p)
+{
+    int4 v;
+    asm volatile("ld.global.nc.v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ int load_ahead(const unsigned char* p)
+{
+    unsigned short v;
+    asm volatile("ld.global.nc.u8 %0, [%1];" : "=h"(v) : "l"(p));
+    return v;
+}
+
+// One anti-diagonal d of the inspector (ydrop_task's SCORE case: mode 0, 4 wall slots), cells
+// [lo, hi) over the group, with the rules of ydrop_task's cell loop as max operations (the same
+// scores: the best cell is a substitution cell, whose term wins ties). A cell's letters and wall
+// row are read one step ahead, while the step before computes: each costs a trip to L2 (the
+// rows of shared memory leave the L1 cache little room), which the step's own reads would wait
+// on. nlo, nhi, dbest and dbi are the thread's share, as in the cell loop.
+template <bool WIDE>
+__device__ __forceinline__ void score_antidiagonal(
+    int d, int lo, int hi, int rank, int gsize, int mask, const unsigned char* tlet, const unsigned char* qlet, int ts,
+    int qs, int tn, int qn, const Slots4* wall4, int wq0i, int bar, const int* mat, int goe, int gap_ext, int floor1,
+    int lo1, int hi1, int lo2, int hi2, const int* HA, const int* HB, int* HC, const int* EB, int* EA, const int* FB,
+    int* FA, int& nlo, int& nhi, int& dbest, int& dbi)
+{
+    // the letters and wall row of cell i (clamped on the edges, where they are not used)
+    auto fetch = [&](int i, int& tc, int& qc, int4& wa, int4& wb) {
+        const int j = d - i;
+        tc = tn > 0 ? load_ahead(tlet + ts * (j >= 1 ? j - 1 : 0)) : 0;
+        qc = qn > 0 ? load_ahead(qlet + qs * (i >= 1 ? i - 1 : 0)) : 0;
+        const Slots4* row = wall4 + ts * j;
+        wa = load_ahead(&row->a);
+        wb = load_ahead(&row->b);
+    };
+    int i = lo + rank < hi ? lo + rank : lo;   // a thread past hi reads cell lo
+    int tc, qc;
+    int4 wa, wb;
+    fetch(i, tc, qc, wa, wb);
+    for (int base = lo; base < hi; base += gsize) {
+        if (WIDE && base + (rank & ~31) >= hi) break;
+        const int next = base + gsize + rank < hi ? base + gsize + rank : lo;
+        int tcn = 0, qcn = 0;
+        int4 wan = wa, wbn = wb;
+        if (base + gsize < hi) fetch(next, tcn, qcn, wan, wbn);
+        const int j = d - i;
+        const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
+        const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
+        if (base + rank < hi) {
+            // the live ranges imply the edge tests: lo1, lo2 >= 0 (so i >= 1 where i - 1 is in
+            // one), hi1 <= d and hi2 <= d - 1 (so j >= 1 where i, or i - 1 for sub, is in one)
+            const int sub = in_range(lo2, hi2, i - 1) && hdiag > NEG ? hdiag + mat[tc << 3 | qc] : NEG;
+            const int e = in_range(lo1, hi1, i) ? max(max(hup - goe, eup - gap_ext), NEG) : NEG;
+            const int f = in_range(lo1, hi1, i - 1) ? max(max(hleft - goe, fleft - gap_ext), NEG) : NEG;
+            const int g = max(e, f);
+            const int h = max(sub, g);
+            const bool dead = h < floor1 || j - i == bar || (wa.y != 0 && on_wall(wa, wb, nullptr, 4, wq0i + qs * i));
+            const int x = i & mask;
+            HC[x] = dead ? NEG : h; EA[x] = dead ? NEG : e; FA[x] = dead ? NEG : f;
+            if (!dead) {
+                nlo = min(nlo, i);
+                nhi = i + 1;
+                if (sub >= g && h > dbest) { dbest = h; dbi = i; }
+            }
+        }
+        i = next; tc = tcn; qc = qcn; wa = wan; wb = wbn;
+    }
+}
+
+// SCORE: mode 0 with 4 wall slots compiled on its own (the inspector of the waves, where 98 % of
+// the cells lie): no traceback bits, kept rows or stops, and its anti-diagonals swept by
+// score_antidiagonal.
 template <bool WIDE, bool CHUNK, bool SCORE>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
-                                 int nslot, int band, int mode_in, int dcap, long long* __restrict__ res,
+                                 int nslot_in, int band, int mode_in, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
                                  int* __restrict__ tb_lo, long long* __restrict__ tb_off,
@@ -200,6 +274,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
                                  int* __restrict__ dump, int dump_w, int* rows, Red* red)
 {
     const int mode = SCORE ? 0 : mode_in;
+    const int nslot = SCORE ? 4 : nslot_in;
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
     const long long* tp = tasks + 9LL * task;
@@ -211,13 +286,14 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     // position of cell i, wq0i + qs * i, in 32 bits as the walls hold it
     const int bar = (barrier >= -0x7fffffffLL && barrier <= 0x7fffffffLL) ? (int)barrier : (int)0x80000000;
     const int wq0i = (int)wq0;
-    // per-task bases, so a cell's address is one wide multiply-add: letter j - 1 of the side at
-    // tlet[ts * (j - 1)], its wall slots at wall0 + j * wall_step bytes
+    // per-task bases, so a cell's addresses take 32-bit products (a side is under 2^30 letters,
+    // gpu/gapped._MAXLEN) added to a pointer: letter j - 1 of the side at tlet[ts * (j - 1)], its
+    // wall row (nslot pairs of ints) at wall0 + ts * j rows, one Slots4 where nslot is 4
     const unsigned char* tlet = t + t0;
     const unsigned char* qlet = q + q0;
     const int ts = (int)tstep, qs = (int)qstep;
-    const char* wall0 = (const char*)(walls + wt0 * nslot * 2);
-    const int wall_step = ts * nslot * 2 * (int)sizeof(int);
+    const int* wall0 = walls + wt0 * nslot * 2;
+    const Slots4* wall4 = (const Slots4*)wall0;
     // row offsets: H for d-2, d-1, d; E and F for d-1 and d (rotated each step)
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int goe = gap_open + gap_ext;
@@ -282,7 +358,11 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         const int* HA = rows + hA; const int* HB = rows + hB; int* HC = rows + hC;
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
-        for (int base = lo; base < hi; base += gsize) {
+        if (SCORE)
+            score_antidiagonal<WIDE>(d, lo, hi, rank, gsize, mask, tlet, qlet, ts, qs, tn, qn, wall4, wq0i, bar, mat, goe,
+                                     gap_ext, floor1, lo1, hi1, lo2, hi2, HA, HB, HC, EB, EA, FB, FA, nlo, nhi, dbest,
+                                     dbi);
+        else for (int base = lo; base < hi; base += gsize) {
             // a warp wholly past hi stops before its reads (a wide block's last warps, most
             // anti-diagonals: their reads were issued, then waited for before the reductions)
             if (WIDE && base + (rank & ~31) >= hi) break;
@@ -296,32 +376,22 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             // 0.89 -> 0.62 us per anti-diagonal on the H100.
             const int i = base + rank < hi ? base + rank : lo;
             const int j = d - i;
-            const int tc = tn > 0 ? tlet[(long long)ts * (j >= 1 ? j - 1 : 0)] : 0;
-            const int qc = qn > 0 ? qlet[(long long)qs * (i >= 1 ? i - 1 : 0)] : 0;
-            const int* w = (const int*)(wall0 + (long long)j * wall_step);
+            const int tc = tn > 0 ? tlet[ts * (j >= 1 ? j - 1 : 0)] : 0;
+            const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
+            const int* w = wall0;   // the row, where nslot is not 4
             int4 wa = make_int4(0, 0, 0, 0), wb = wa;
-            if (nslot == 4) { wa = ((const int4*)w)[0]; wb = ((const int4*)w)[1]; } else { wa.y = w[1]; }
+            if (nslot == 4) {
+                wa = load_ahead(&wall4[ts * j].a);
+                wb = load_ahead(&wall4[ts * j].b);
+            } else {
+                w += (long long)(ts * j) * (2 * nslot);
+                wa.y = w[1];
+            }
             const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
             const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
             if (base + rank >= hi) break;
             const bool walled = wa.y != 0 && on_wall(wa, wb, w, nslot, wq0i + qs * i);
             const int x = i & mask;
-            if (SCORE) {
-                const int sub = i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG ? hdiag + mat[tc << 3 | qc]
-                                                                                          : NEG;
-                const int e = j >= 1 && i >= lo1 && i < hi1 ? max(max(hup - goe, eup - gap_ext), NEG) : NEG;
-                const int f = i >= 1 && i - 1 >= lo1 && i - 1 < hi1 ? max(max(hleft - goe, fleft - gap_ext), NEG) : NEG;
-                const int g = max(e, f);
-                const int h = max(sub, g);
-                const bool dead = h < floor1 || j - i == bar || walled;
-                HC[x] = dead ? NEG : h; EA[x] = dead ? NEG : e; FA[x] = dead ? NEG : f;
-                if (!dead) {
-                    nlo = min(nlo, i);
-                    nhi = i + 1;
-                    if (sub >= g && h > dbest) { dbest = h; dbi = i; }
-                }
-                continue;
-            }
             int sub = NEG;
             if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc << 3 | qc];
             int e = NEG, ebit = 0;
@@ -407,42 +477,50 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
-// cell's lookup is a shift, not a multiply by msize.
+// cell's lookup is a shift, not a multiply by msize. They lie at the base of the dynamic shared
+// memory, before the rows (the host adds MAT_INTS ints to each launch's size): a cell then
+// addresses them from the same base as its rows, where a static array's address took four
+// instructions a cell to rebuild.
+#define MAT_INTS 64
+extern __shared__ int dyn_smem[];
+
+__device__ __forceinline__ int* load_matrix(const int* __restrict__ matrix, int msize)
+{
+    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) dyn_smem[x / msize << 3 | x % msize] = matrix[x];
+    __syncthreads();
+    return dyn_smem;
+}
 // One warp per task at a time, blockDim.x / 32 warps per block (7 * band ints of shared memory
-// each). Each warp takes the next task from a queue (*queue, zero at the launch) until none is
+// each, after the matrix). Each warp takes the next task from a queue (*queue, zero at the launch) until none is
 // left: a warp done with a short side goes on to the next task instead of idling beside a long
 // one until its block ends, and the grid need only fill the device once (gpu/gapped.py sizes it).
 extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 {
-    extern __shared__ int smem[];
-    __shared__ int mat[64];
-    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
-    __syncthreads();
-    int* rows = smem + (size_t)(threadIdx.x >> 5) * 7 * band;
+    int* mat = load_matrix(matrix, msize);
+    int* rows = dyn_smem + MAT_INTS + (size_t)(threadIdx.x >> 5) * 7 * band;
     while (true) {
         int task = 0;
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        if (mode == 0) ydrop_task<false, false, true>(YDROP_ARGS, rows, nullptr);
+        if (mode == 0 && nslot == 4) ydrop_task<false, false, true>(YDROP_ARGS, rows, nullptr);
         else ydrop_task<false, false, false>(YDROP_ARGS, rows, nullptr);
         __syncwarp();   // the task's last reads of its rows, before the next one's first writes
     }
 }
 
-// One block per task (blockDim.x a multiple of 32, at most 1024; 7 * band ints of shared memory).
+// One block per task (blockDim.x a multiple of 32, at most 1024; MAT_INTS + 7 * band ints of dynamic
+// shared memory).
 template <bool CHUNK>
 __device__ __forceinline__ void wide_block(YDROP_PARAMS)
 {
-    extern __shared__ int smem[];
-    __shared__ int mat[64];
     __shared__ Red red[2 * 32];
-    for (int x = threadIdx.x; x < msize * msize; x += blockDim.x) mat[x / msize << 3 | x % msize] = matrix[x];
-    __syncthreads();
+    int* mat = load_matrix(matrix, msize);
+    int* rows = dyn_smem + MAT_INTS;
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    if (!CHUNK && mode == 0) ydrop_task<true, false, true>(YDROP_ARGS, smem, red);
-    else ydrop_task<true, CHUNK, false>(YDROP_ARGS, smem, red);
+    if (!CHUNK && mode == 0 && nslot == 4) ydrop_task<true, false, true>(YDROP_ARGS, rows, red);
+    else ydrop_task<true, CHUNK, false>(YDROP_ARGS, rows, red);
 }
 
 extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { wide_block<false>(YDROP_ARGS_IN); }

@@ -34,6 +34,9 @@ WIDE_THREADS = 384
 CHUNK_THREADS = 128
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
+#: bytes of the substitution matrix at the base of the y-drop kernels' dynamic shared memory (64 ints,
+#: rows of 8: MAT_INTS in ``cuda/gapped.cu``), before their rows of the band
+MAT_BYTES = 256
 #: blocks per side that pack a wide round's tracebacks for the copy to the host
 PACK_BLOCKS = 16
 #: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
@@ -232,7 +235,7 @@ class DeviceRunner:
             attributes = self.cp.cuda.Device().attributes
             k.max_dynamic_shared_size_bytes = attributes["MaxSharedMemoryPerBlockOptin"] - k.shared_size_bytes
             tpb, grid = (1, 0) if wide else _warp_shape(k, band, attributes)
-            smem = tpb * 7 * 4 * band
+            smem = MAT_BYTES + tpb * 7 * 4 * band
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
             got = self._kernels[(band, wide)] = (k, tpb, threads, smem, grid)
         return got
@@ -589,13 +592,13 @@ def _warp_shape(kernel, band, attributes):
     warps take tasks from a queue, so the launch need only fill the device
     once. The warps per block (up to 8) are those that fit the most warps
     on a multiprocessor, given its shared memory (less the part reserved
-    per block and the kernel's static 256 bytes), its registers and its
+    per block and the matrix's 256 bytes, MAT_BYTES), its registers and its
     limits of 64 warps and 32 blocks (a block of 4 warps at band 512 left
     a kilobyte short of a fourth block: 12 warps against 16 with 8).
     """
     per_warp = 7 * 4 * band
     sm_smem = attributes["MaxSharedMemoryPerMultiprocessor"]
-    reserved = attributes.get("ReservedSharedMemoryPerBlock", 1024) + 256
+    reserved = attributes.get("ReservedSharedMemoryPerBlock", 1024) + MAT_BYTES
     regs = max(int(getattr(kernel, "num_regs", 0)), 1) * 32
     best = (1, 1)
     for tpb in range(1, 9):
