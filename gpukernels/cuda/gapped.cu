@@ -219,8 +219,8 @@ __device__ __forceinline__ void score_antidiagonal(
     // the letters and wall row of cell i (clamped on the edges, where they are not used)
     auto fetch = [&](int i, int& tc, int& qc, int4& wa, int4& wb) {
         const int j = d - i;
-        tc = tn > 0 ? load_ahead(tlet + ts * (j >= 1 ? j - 1 : 0)) : 0;
-        qc = qn > 0 ? load_ahead(qlet + qs * (i >= 1 ? i - 1 : 0)) : 0;
+        tc = tn > 0 ? load_ahead(tlet + ts * max(j - 1, 0)) : 0;
+        qc = qn > 0 ? load_ahead(qlet + qs * max(i - 1, 0)) : 0;
         const Slots4* row = wall4 + ts * j;
         wa = load_ahead(&row->a);
         wb = load_ahead(&row->b);
