@@ -12,7 +12,9 @@ band) on them with CUDA events after a warm-up, with the walls of the end
 of the run and with no walls in 4, 2 and 1 slots (the same cells: what the
 wall reads cost). It also runs the executor (mode 1) up to each side's
 best, to set the cells past the best (the y-drop tail, which only the
-inspector computes) beside those up to it. Prints one table.
+inspector computes) beside those up to it, and the whole execution as
+the pipeline runs it (the executor, the walk back on the device, the
+copies). Prints one table.
 ``--profile`` brackets one more launch with ``cudaProfilerStart/Stop`` for
 ``ncu --profile-from-start off``. ``--save`` writes the inspector's results
 with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
@@ -104,10 +106,19 @@ def main(argv=None):
     tb_off = cp.empty(int((ds + 1).sum()), dtype=cp.int64)
     ms = timed(lambda: runner._launch(d_tasks, 1, band, False, dstop=dstop, tbb=tbb, adb=adb, tb=tb, tb_lo=tb_lo,
                                       tb_off=tb_off))
+    # the wave's whole execution as the pipeline runs it (DeviceRunner.execute): the executor, the
+    # walk back on the device (ydrop_trace, one thread per side) and the columns' copy back
+    run = np.flatnonzero(ds > 0)
+    h_tbb = np.concatenate([[0], np.cumsum(cab[run])[:-1]])
+    h_adb = np.concatenate([[0], np.cumsum(ds[run] + 1)[:-1]])
+    whole = timed(lambda: runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb,
+                                         int(cab[run].sum()), int((ds[run] + 1).sum()), r[run, gr.R_BI],
+                                         r[run, gr.R_BJ]))
     total = int(r[:, gr.R_CELLS].sum())
     print()
     print(f"{n} tasks at band {band}: {total:,} cells, {int(cab.sum()):,} up to the best "
-          f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms")
+          f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms; "
+          f"execution with the walk back and copies {whole:.2f} ms (longest best anti-diagonal {int(ds.max()):,})")
     if args.profile:
         cp.cuda.profiler.start()
         inspector(runner.walls, runner.nslot)()
