@@ -261,8 +261,9 @@ __device__ __forceinline__ void score_antidiagonal(
 
 // SCORE: mode 0 with 4 wall slots compiled on its own (the inspector of the waves, where 98 % of
 // the cells lie): no traceback bits, kept rows or stops, and its anti-diagonals swept by
-// score_antidiagonal.
-template <bool WIDE, bool CHUNK, bool SCORE>
+// score_antidiagonal. SLOTS4: 4 wall slots, the default (--wall-slots), known to the compiler (the
+// other count's address arithmetic, even predicated off, costs issue slots of every cell).
+template <bool WIDE, bool CHUNK, bool SCORE, bool SLOTS4>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -273,8 +274,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
                                  const long long* __restrict__ dump_at, const long long* __restrict__ slots,
                                  int* __restrict__ dump, int dump_w, int* rows, Red* red)
 {
-    const int mode = SCORE ? 0 : mode_in;
-    const int nslot = SCORE ? 4 : nslot_in;
+    const int mode = SCORE ? 0 : CHUNK ? 3 : mode_in;   // ydrop_chunk runs mode 3 only
+    const int nslot = SLOTS4 ? 4 : nslot_in;
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
     const long long* tp = tasks + 9LL * task;
@@ -503,8 +504,9 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        if (mode == 0 && nslot == 4) ydrop_task<false, false, true>(YDROP_ARGS, rows, nullptr);
-        else ydrop_task<false, false, false>(YDROP_ARGS, rows, nullptr);
+        if (nslot != 4) ydrop_task<false, false, false, false>(YDROP_ARGS, rows, nullptr);
+        else if (mode == 0) ydrop_task<false, false, true, true>(YDROP_ARGS, rows, nullptr);
+        else ydrop_task<false, false, false, true>(YDROP_ARGS, rows, nullptr);
         __syncwarp();   // the task's last reads of its rows, before the next one's first writes
     }
 }
@@ -519,8 +521,9 @@ __device__ __forceinline__ void wide_block(YDROP_PARAMS)
     int* rows = dyn_smem + MAT_INTS;
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    if (!CHUNK && mode == 0 && nslot == 4) ydrop_task<true, false, true>(YDROP_ARGS, rows, red);
-    else ydrop_task<true, CHUNK, false>(YDROP_ARGS, rows, red);
+    if (nslot != 4) ydrop_task<true, CHUNK, false, false>(YDROP_ARGS, rows, red);
+    else if (!CHUNK && mode == 0) ydrop_task<true, false, true, true>(YDROP_ARGS, rows, red);
+    else ydrop_task<true, CHUNK, false, true>(YDROP_ARGS, rows, red);
 }
 
 extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { wide_block<false>(YDROP_ARGS_IN); }
