@@ -261,7 +261,7 @@ __device__ __forceinline__ void score_antidiagonal(
 
 // SCORE: mode 0 with 4 wall slots compiled on its own (the inspector of the waves, where 98 % of
 // the cells lie): no traceback bits, kept rows or stops, and its anti-diagonals swept by
-// score_antidiagonal. SLOTS4: 4 wall slots, the default (--wall-slots), known to the compiler (the
+// score_antidiagonal. SLOTS4: 4 wall slots (gpukernels.gapped.WALL_SLOTS), known to the compiler (the
 // other count's address arithmetic, even predicated off, costs issue slots of every cell).
 template <bool WIDE, bool CHUNK, bool SCORE, bool SLOTS4>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
