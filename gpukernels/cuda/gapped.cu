@@ -188,7 +188,8 @@ __device__ __forceinline__ bool on_wall(int4 wa, int4 wb, const int* w, int nslo
 }
 
 // Loads that stay where they are written (a plain load whose value is used only behind a branch
-// may be moved behind it, and then waits there): the inspector's reads one step ahead.
+// may be moved behind it, and then waits there): the inspector's reads one step ahead, and a
+// cell's second wall word, which the general cell loop reads before its rules.
 __device__ __forceinline__ int4 load_ahead(const int4* p)
 {
     int4 v;
@@ -477,6 +478,25 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
 
+// One task in the build of ydrop_task that fits it: the inspector's own (SCORE) for mode 0 with
+// 4 wall slots, outside relay chunks; the general one with 4 slots known; any other slot count.
+template <bool WIDE, bool CHUNK>
+__device__ __forceinline__ void run_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                         const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
+                                         int msize, int gap_open, int gap_ext, int ydrop,
+                                         const int* __restrict__ walls, int nslot, int band, int mode, int dcap,
+                                         long long* __restrict__ res, const long long* __restrict__ dstop_arr,
+                                         const long long* __restrict__ tb_base, const long long* __restrict__ ad_base,
+                                         unsigned char* __restrict__ tb, int* __restrict__ tb_lo,
+                                         long long* __restrict__ tb_off, const long long* __restrict__ dump_at,
+                                         const long long* __restrict__ slots, int* __restrict__ dump, int dump_w,
+                                         int* rows, Red* red)
+{
+    if (nslot != 4) ydrop_task<WIDE, CHUNK, false, false>(YDROP_ARGS, rows, red);
+    else if (!CHUNK && mode == 0) ydrop_task<WIDE, false, true, true>(YDROP_ARGS, rows, red);
+    else ydrop_task<WIDE, CHUNK, false, true>(YDROP_ARGS, rows, red);
+}
+
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
 // cell's lookup is a shift, not a multiply by msize. They lie at the base of the dynamic shared
 // memory, before the rows (the host adds MAT_INTS ints to each launch's size): a cell then
@@ -504,9 +524,7 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        if (nslot != 4) ydrop_task<false, false, false, false>(YDROP_ARGS, rows, nullptr);
-        else if (mode == 0) ydrop_task<false, false, true, true>(YDROP_ARGS, rows, nullptr);
-        else ydrop_task<false, false, false, true>(YDROP_ARGS, rows, nullptr);
+        run_task<false, false>(YDROP_ARGS, rows, nullptr);
         __syncwarp();   // the task's last reads of its rows, before the next one's first writes
     }
 }
@@ -521,9 +539,7 @@ __device__ __forceinline__ void wide_block(YDROP_PARAMS)
     int* rows = dyn_smem + MAT_INTS;
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    if (nslot != 4) ydrop_task<true, CHUNK, false, false>(YDROP_ARGS, rows, red);
-    else if (!CHUNK && mode == 0) ydrop_task<true, false, true, true>(YDROP_ARGS, rows, red);
-    else ydrop_task<true, CHUNK, false, true>(YDROP_ARGS, rows, red);
+    run_task<true, CHUNK>(YDROP_ARGS, rows, red);
 }
 
 extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { wide_block<false>(YDROP_ARGS_IN); }
