@@ -239,3 +239,35 @@ def test_waves_beside_the_walk(tandem, overlap, monkeypatch):
     print(overlap, {k: stats[k] for k in ("waves", "waves_beside", "rounds", "host_stopped")})
     assert stats["waves"] > 3
     assert stats["waves_beside"] == (stats["waves"] - 1 if overlap else 0)
+
+
+@pytest.mark.parametrize("ahead, threads, round_cells, slots", [
+    (False, 2, _DEF, None),
+    (True, 2, _DEF, None),
+    (True, 8, _DEF, None),
+    (True, 8, 0, 40),       # big dirty sides to GPU rounds, slots taken back again and again
+    (True, 8, 0, 0),        # no rows kept: every dirty side to a GPU round, none ahead
+])
+def test_dirty_sides_redone_ahead_of_the_walk(tandem, ahead, threads, round_cells, slots, monkeypatch):
+    """Before each stretch of the walk, the sides already dirty with the walls of now are redone at
+    once on host threads (REDO_AHEAD, _dirty_ahead, _redo_jobs) and stamped now; the walk checks
+    them as it checks the GPU's. The CPU's result either way."""
+    monkeypatch.setattr(gpu_gapped, "REDO_AHEAD", ahead)
+    monkeypatch.setattr(gpu_gapped, "AHEAD_MIN", 1)
+    args = tandem
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    if slots is not None:
+        runner.keep_slots = slots
+        runner.arena = runner.arena[:slots]
+    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=16, runner=runner, host_threads=threads,
+                                    round_cells=round_cells)
+    assert_same_extension(got, cpu_gapped.extend_anchors(*args))
+    stats = gpu_gapped.last_stats()
+    print(ahead, threads, round_cells, slots, {k: stats[k] for k in ("waves", "rounds", "host_why", "ahead_batches",
+                                                                      "ahead_sides", "ahead_stopped")})
+    if ahead and slots != 0:
+        # most stop at their stale best, not all (the walls of now changed the rows there)
+        assert stats["ahead_sides"] > stats["ahead_stopped"] > 0
+    else:
+        assert stats["ahead_batches"] == 0
+

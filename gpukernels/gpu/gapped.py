@@ -124,6 +124,14 @@ EARLY_LONG = True
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
 EARLY_CAP = 0
+#: before each stretch of the walk, the sides already dirty with the walls of now are redone at once on
+#: host threads (:func:`_dirty_ahead`), where the walk would redo them one after another
+REDO_AHEAD = True
+#: fewer dirty sides than this are left to the walk (a handover to the threads costs more)
+AHEAD_MIN = 8
+#: anchors looked at ahead of the walk at most, and host threads for their sides (0: half the host threads)
+AHEAD_LOOK = 1 << 14
+AHEAD_THREADS = 0
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 12
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
@@ -684,6 +692,51 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
 
 
 @njit(cache=True, nogil=True)
+def _dirty_ahead(a0, end, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
+                 runs, head, ents, held, jobs):
+    """The sides of the undecided anchors of ``[a0, end)`` that the walk would redo on the host with the walls of now.
+
+    The walk takes anchors in order and redoes each dirty side (:func:`_dirty_sides`)
+    in turn; a side dirty with the walls of now stays so at its turn, and
+    if no alignment the walk keeps before then meets what it explores up to
+    its best, its result then is the one of now. So these sides can be
+    redone at once on other threads (:func:`_redo_jobs`) and stamped with
+    the walls of now, the walk checking them as the GPU's speculation. The
+    scan stops at the first anchor the inspector abandoned (status 5: the
+    long alignment it makes changes the walls around it); anchors on a kept
+    path are decided here (as the walk would), and those with a side for a
+    GPU round (:func:`_big_dirty`) are left to it. Both sides of a host-only
+    anchor (status 3) are taken. Returns the number of ``(anchor, side)``
+    rows written to ``jobs``.
+    """
+    m = 0
+    for a in range(a0, end):
+        st = status[a]
+        if st == 4:
+            continue
+        if st == 5:
+            break
+        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
+            status[a] = 4
+            continue
+        if st == 3:
+            redo = 3
+        elif st == 2:
+            redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                                   run_off, runs, head, ents, held)
+            if big:
+                continue
+        else:
+            continue
+        for side in range(2):
+            if redo & (1 << side):
+                jobs[m, 0] = a
+                jobs[m, 1] = side
+                m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
 def _ungapped_reach(t, q, t0, q0, step, t_end, q_end, matrix, drop, reach):
     """Whether the ungapped run from ``(q0, t0)`` goes ``reach`` letters without dropping ``drop`` below its best.
 
@@ -850,6 +903,41 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
         return _redo_side(right == 1, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
                           gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
     return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo, False
+
+
+@njit(cache=True, nogil=True)
+def _redo_jobs(jobs, first, step, out, spans, res_all, rows_host, rows_at, t, q, t_rev, q_rev, anchor_q, anchor_t,
+               t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo,
+               cols):
+    """Redo the sides ``jobs[first::step]`` (:func:`_dirty_ahead`) with the walls of now, as the walk would.
+
+    Each is :func:`_redo_side` (stopped at its stale best where the rows held
+    of it allow). ``out[k]`` becomes the side's row as the inspector would
+    have written it (the best cell, cells, the region up to the best and
+    the anti-diagonals, :func:`_host_region`; ``R_STOPPED`` where the redo
+    stopped at the stale best: the side's stale result then holds as it
+    is), and ``spans[k]`` where its columns lie in ``cols``. One thread's
+    share: each thread has its own ``work``, traceback buffers and
+    ``cols``. Returns ``cols`` and the traceback buffers, grown.
+    """
+    used = 0
+    for k in range(first, jobs.shape[0], step):
+        a, side = jobs[k, 0], jobs[k, 1]
+        row = 2 * a + side
+        bi, bj, cells, ops, tb, tb_off, tb_lo, stopped = _redo_side(
+            side == 1, _kept_on_host(rows_host, rows_at, row), t, q, t_rev, q_rev, anchor_q[a], anchor_t[a], t_lo[a],
+            t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
+        r = out[k]
+        r[:] = res_all[row]
+        r[R_BI], r[R_BJ], r[R_CELLS], r[R_STOPPED] = bi, bj, cells, stopped
+        _host_region(r, tb_off, tb_lo, cells)
+        n = ops.shape[0]
+        cols = grow(cols, used + n)
+        cols[used:used + n] = ops
+        spans[k, 0] = used
+        spans[k, 1] = n
+        used += n
+    return cols, tb, tb_off, tb_lo
 
 
 @njit(cache=True, nogil=True)
@@ -1176,7 +1264,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0)
+                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0,
+                 ahead_batches=0, ahead_sides=0, ahead_stopped=0, ahead_cells=0, ahead_s=0.0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1389,6 +1478,79 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 long_on_host(batch)
         return early_pool.submit(run)
 
+    ahead_threads = AHEAD_THREADS or max(1, host_threads // 2)
+    ahead_pool = None                       # threads of redo_ahead, and a set of buffers for each
+    ahead_bufs = []
+    jobs = np.empty((2 * min(n, AHEAD_LOOK) + 2, 2), dtype=np.int64)
+
+    def redo_ahead(a, end):
+        """Redo at once, on host threads, the sides the walk from ``a`` would redo with the walls of now.
+
+        The sides come from :func:`_dirty_ahead`. A side that stops at its
+        stale best keeps its result, now known clean through the walls of
+        now; any other side takes the redo's result, as an executed anchor's
+        with the walls of now (stamped now, the columns of both sides
+        stored again, no rows held: those kept were the stale run's). The
+        walk then checks them as it checks the GPU's results.
+        """
+        nonlocal store, used, ahead_pool
+        if not REDO_AHEAD:
+            return
+        c0 = clock()
+        m = _dirty_ahead(a, min(end, a + AHEAD_LOOK), round_cells, status, stamp, res_all, anchor_q, anchor_t, K,
+                         cnt, op_off, ops_all, run_off, runs, head, ents, held_now(), jobs)
+        if m < AHEAD_MIN:
+            stats["ahead_s"] += clock() - c0
+            return
+        job = jobs[:m].copy()
+        out = np.empty((m, res_all.shape[1]), dtype=np.int64)
+        spans = np.empty((m, 2), dtype=np.int64)
+        parts = min(ahead_threads, m)
+        if ahead_pool is None:
+            ahead_pool = ThreadPoolExecutor(ahead_threads, thread_name_prefix=f"ava-ahead{label}")
+        while len(ahead_bufs) < parts:
+            ahead_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
+                               np.empty(1024, np.int64), np.empty(1 << 12, np.uint8)])
+        rows_host, rows_at = kept.host, kept.host_at
+
+        def share(p):
+            w, b1, b2, b3, b4 = ahead_bufs[p]
+            ahead_bufs[p][4], ahead_bufs[p][1], ahead_bufs[p][2], ahead_bufs[p][3] = _redo_jobs(
+                job, p, parts, out, spans, res_all, rows_host, rows_at, t, q, t_rev, q_rev, anchor_q, anchor_t,
+                t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier, walls, w, b1, b2, b3, b4)
+
+        list(ahead_pool.map(share, range(parts)))
+        now = int(cnt[0])
+        rows = 2 * job[:, 0] + job[:, 1]
+        stopped = out[:, R_STOPPED] != 0
+        res_all[rows[stopped], R_CHECKED] = now
+        new = np.flatnonzero(~stopped)
+        if len(new):
+            r = rows[new]
+            res_all[r, :R_CHECKED] = out[new, :R_CHECKED]
+            res_all[r, R_STOPPED] = 0
+            res_all[r, R_CHECKED] = 0
+            res_all[r, R_FULL_CELLS] = out[new, R_CELLS]
+            res_all[r, R_FULL_DIAGS] = out[new, R_DIAGS]
+            with kept.lock:
+                kept.host_at[r] = -1
+            anchors = np.unique(job[new, 0])
+            cols = {}
+            for k in new:
+                x, y = spans[k]
+                cols[int(rows[k])] = ahead_bufs[k % parts][4][x:x + y]
+            pieces = [cols[row] if row in cols else store[ops_idx[row >> 1, row & 1]:ops_idx[row >> 1, (row & 1) + 1]]
+                      for row in _side_rows(anchors).tolist()]
+            with lock:
+                store, used = _store_columns(pieces, anchors, ops_idx, store, used)
+            stamp[anchors] = now
+            status[anchors] = 2
+        stats["ahead_batches"] += 1
+        stats["ahead_sides"] += m
+        stats["ahead_stopped"] += int(stopped.sum())
+        stats["ahead_cells"] += int(out[:, R_CELLS].sum())
+        stats["ahead_s"] += clock() - c0
+
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
     started = last_note = clock()
@@ -1472,6 +1634,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             # the sequential rule; at an anchor worth recomputing with the walls of now, a round
             a = pos
             while True:
+                redo_ahead(a, end)
                 c0 = clock()
                 a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
                     a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
@@ -1505,6 +1668,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             pos = end
     finally:
         early_pool.shutdown()
+        if ahead_pool is not None:
+            ahead_pool.shutdown()
         if background is not None:
             background.shutdown()
         if relay_pool is not None:
