@@ -61,6 +61,7 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=16)
+    p.add_argument("--show", default="", help="comma-separated counts of last_stats() to print per strand too")
     args = p.parse_intermixed_args(argv)
 
     import cupy as cp
@@ -84,7 +85,15 @@ def main(argv=None):
 
     gg.extend_anchors = timed_extend
     keys = ("total_s", "walk_s", "long_s", "round_s", "inspect_s", "execute_s")
-    print("| settings | per pair (s) | same | " + " | ".join(f"{s} {k[:-2]}" for s in "+-" for k in keys) + " |")
+    keys += tuple(filter(None, args.show.split(",")))
+
+    def value(strand, key):
+        v = strands.get(strand, {}).get(key, 0)
+        if isinstance(v, dict):
+            return "/".join(str(x) for x in v.values())
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+    print("| settings | per pair (s) | same | " + " | ".join(f"{s} {k.removesuffix('_s')}" for s in "+-" for k in keys)
+          + " |")
     print("|---" * (3 + 2 * len(keys)) + "|")
     times = {text: [] for text in args.settings}
     for _ in range(args.rounds):
@@ -103,7 +112,7 @@ def main(argv=None):
                     times[text].append(sec)
                     same = (len(alns) == len(ref) and np.array_equal(alns.score, ref.score)
                             and np.array_equal(alns.t_start, ref.t_start))
-                    cells = " | ".join(f"{strands.get(s, {}).get(k, 0.0):.3f}" for s in "+-" for k in keys)
+                    cells = " | ".join(value(s, k) for s in "+-" for k in keys)
                     print(f"| {text or 'defaults'} | {sec:.3f} | {'yes' if same else 'NO'} | {cells} |")
             finally:
                 for m, n, v in reversed(saved):

@@ -125,11 +125,11 @@ EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
 EARLY_CAP = 0
 #: before each stretch of the walk, the sides already dirty with the walls of now are redone at once on
-#: host threads (:func:`_dirty_ahead`), where the walk would redo them one after another
+#: host threads (:func:`_ahead_share`), where the walk would redo them one after another
 REDO_AHEAD = True
-#: fewer dirty sides than this are left to the walk (a handover to the threads costs more)
+#: a stretch of fewer anchors than this is left to the walk (a handover to the threads costs more)
 AHEAD_MIN = 8
-#: anchors looked at ahead of the walk at most, and host threads for their sides (0: half the host threads)
+#: anchors looked at ahead of the walk at most, and host threads for them (0: half the host threads)
 AHEAD_LOOK = 1 << 14
 AHEAD_THREADS = 0
 #: bucket width (target positions, as a shift) of the kept-alignment index
@@ -692,48 +692,16 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
 
 
 @njit(cache=True, nogil=True)
-def _dirty_ahead(a0, end, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
-                 runs, head, ents, held, jobs):
-    """The sides of the undecided anchors of ``[a0, end)`` that the walk would redo on the host with the walls of now.
+def _ahead_end(a0, end, status):
+    """Where the sides redone ahead of the walk from ``a0`` stop: the first anchor the inspector abandoned.
 
-    The walk takes anchors in order and redoes each dirty side (:func:`_dirty_sides`)
-    in turn; a side dirty with the walls of now stays so at its turn, and
-    if no alignment the walk keeps before then meets what it explores up to
-    its best, its result then is the one of now. So these sides can be
-    redone at once on other threads (:func:`_redo_jobs`) and stamped with
-    the walls of now, the walk checking them as the GPU's speculation. The
-    scan stops at the first anchor the inspector abandoned (status 5: the
-    long alignment it makes changes the walls around it); anchors on a kept
-    path are decided here (as the walk would), and those with a side for a
-    GPU round (:func:`_big_dirty`) are left to it. Both sides of a host-only
-    anchor (status 3) are taken. Returns the number of ``(anchor, side)``
-    rows written to ``jobs``.
+    Its long alignment changes the walls around it (status 5), so the walk
+    stops there and so does :func:`_ahead_share`.
     """
-    m = 0
     for a in range(a0, end):
-        st = status[a]
-        if st == 4:
-            continue
-        if st == 5:
-            break
-        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
-            status[a] = 4
-            continue
-        if st == 3:
-            redo = 3
-        elif st == 2:
-            redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                   run_off, runs, head, ents, held)
-            if big:
-                continue
-        else:
-            continue
-        for side in range(2):
-            if redo & (1 << side):
-                jobs[m, 0] = a
-                jobs[m, 1] = side
-                m += 1
-    return m
+        if status[a] == 5:
+            return a
+    return end
 
 
 @njit(cache=True, nogil=True)
@@ -906,38 +874,70 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
 
 
 @njit(cache=True, nogil=True)
-def _redo_jobs(jobs, first, step, out, spans, res_all, rows_host, rows_at, t, q, t_rev, q_rev, anchor_q, anchor_t,
-               t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo,
-               cols):
-    """Redo the sides ``jobs[first::step]`` (:func:`_dirty_ahead`) with the walls of now, as the walk would.
+def _ahead_share(a0, a1, first, step, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off,
+                 ops_all, run_off, runs, head, ents, held, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, matrix,
+                 gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo, jobs, out, spans, cols):
+    """One host thread's share of the sides redone ahead of the walk: anchors ``a0 + first``, then every ``step``-th.
 
-    Each is :func:`_redo_side` (stopped at its stale best where the rows held
-    of it allow). ``out[k]`` becomes the side's row as the inspector would
-    have written it (the best cell, cells, the region up to the best and
-    the anti-diagonals, :func:`_host_region`; ``R_STOPPED`` where the redo
-    stopped at the stale best: the side's stale result then holds as it
-    is), and ``spans[k]`` where its columns lie in ``cols``. One thread's
-    share: each thread has its own ``work``, traceback buffers and
-    ``cols``. Returns ``cols`` and the traceback buffers, grown.
+    The walk takes anchors in order and redoes each dirty side
+    (:func:`_dirty_sides`) in turn. A side dirty with the walls of now stays
+    so at its turn, and if no alignment the walk keeps before then meets
+    what it explores up to its best, its result then is the one of now. So
+    these sides are redone here at once, on several threads, with the walls
+    of now, and the walk checks them as it checks the GPU's speculation.
+    Anchors on a kept path are decided here (as the walk would); those with
+    a side for a GPU round (:func:`_big_dirty`) are left to the walk; both
+    sides of a host-only anchor (status 3) are taken. Each side is
+    :func:`_redo_side` (stopped at its stale best where the rows held of it
+    allow). ``jobs[k]`` gets the anchor and side, ``out[k]`` the side's row
+    as the inspector would have written it (the best cell, cells, the
+    region up to the best and the anti-diagonals, :func:`_host_region`;
+    ``R_STOPPED`` where the redo stopped at the stale best: the stale result
+    then holds as it is), ``spans[k]`` where its columns lie in ``cols``.
+    ``held`` must carry a ``host`` count array of this thread's own. Returns
+    the sides written, ``cols`` and the traceback buffers, grown.
     """
+    rows_host, rows_at = held[4], held[5]
+    m = 0
     used = 0
-    for k in range(first, jobs.shape[0], step):
-        a, side = jobs[k, 0], jobs[k, 1]
-        row = 2 * a + side
-        bi, bj, cells, ops, tb, tb_off, tb_lo, stopped = _redo_side(
-            side == 1, _kept_on_host(rows_host, rows_at, row), t, q, t_rev, q_rev, anchor_q[a], anchor_t[a], t_lo[a],
-            t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
-        r = out[k]
-        r[:] = res_all[row]
-        r[R_BI], r[R_BJ], r[R_CELLS], r[R_STOPPED] = bi, bj, cells, stopped
-        _host_region(r, tb_off, tb_lo, cells)
-        n = ops.shape[0]
-        cols = grow(cols, used + n)
-        cols[used:used + n] = ops
-        spans[k, 0] = used
-        spans[k, 1] = n
-        used += n
-    return cols, tb, tb_off, tb_lo
+    for a in range(a0 + first, a1, step):
+        st = status[a]
+        if st == 4:
+            continue
+        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
+            status[a] = 4
+            continue
+        if st == 3:
+            redo = 3
+        elif st == 2:
+            redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                                   run_off, runs, head, ents, held)
+            if big:
+                continue
+        else:
+            continue
+        for side in range(2):
+            if not redo & (1 << side):
+                continue
+            row = 2 * a + side
+            bi, bj, cells, ops, tb, tb_off, tb_lo, stopped = _redo_side(
+                side == 1, _kept_on_host(rows_host, rows_at, row), t, q, t_rev, q_rev, anchor_q[a], anchor_t[a],
+                t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier, walls, work, tb,
+                tb_off, tb_lo)
+            jobs[m, 0] = a
+            jobs[m, 1] = side
+            r = out[m]
+            r[:] = res_all[row]
+            r[R_BI], r[R_BJ], r[R_CELLS], r[R_STOPPED] = bi, bj, cells, stopped
+            _host_region(r, tb_off, tb_lo, cells)
+            n = ops.shape[0]
+            cols = grow(cols, used + n)
+            cols[used:used + n] = ops
+            spans[m, 0] = used
+            spans[m, 1] = n
+            used += n
+            m += 1
+    return m, cols, tb, tb_off, tb_lo
 
 
 @njit(cache=True, nogil=True)
@@ -1481,51 +1481,60 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     ahead_threads = AHEAD_THREADS or max(1, host_threads // 2)
     ahead_pool = None                       # threads of redo_ahead, and a set of buffers for each
     ahead_bufs = []
-    jobs = np.empty((2 * min(n, AHEAD_LOOK) + 2, 2), dtype=np.int64)
 
     def redo_ahead(a, end):
         """Redo at once, on host threads, the sides the walk from ``a`` would redo with the walls of now.
 
-        The sides come from :func:`_dirty_ahead`. A side that stops at its
-        stale best keeps its result, now known clean through the walls of
-        now; any other side takes the redo's result, as an executed anchor's
-        with the walls of now (stamped now, the columns of both sides
-        stored again, no rows held: those kept were the stale run's). The
-        walk then checks them as it checks the GPU's results.
+        Each thread takes every ``ahead_threads``-th anchor up to the next
+        one the inspector abandoned (:func:`_ahead_share`). A side that
+        stopped at its stale best keeps its result, now known clean through
+        the walls of now; any other side takes the redo's result, as an
+        executed anchor's with the walls of now (stamped now, the columns of
+        both sides stored again, no rows held: those kept were the stale
+        run's). The walk then checks them as it checks the GPU's results.
         """
         nonlocal store, used, ahead_pool
         if not REDO_AHEAD:
             return
         c0 = clock()
-        m = _dirty_ahead(a, min(end, a + AHEAD_LOOK), round_cells, status, stamp, res_all, anchor_q, anchor_t, K,
-                         cnt, op_off, ops_all, run_off, runs, head, ents, held_now(), jobs)
-        if m < AHEAD_MIN:
-            stats["ahead_s"] += clock() - c0
+        a1 = _ahead_end(a, min(end, a + AHEAD_LOOK), status)
+        if a1 - a < AHEAD_MIN:
             return
-        job = jobs[:m].copy()
-        out = np.empty((m, res_all.shape[1]), dtype=np.int64)
-        spans = np.empty((m, 2), dtype=np.int64)
-        parts = min(ahead_threads, m)
+        parts = min(ahead_threads, a1 - a)
         if ahead_pool is None:
             ahead_pool = ThreadPoolExecutor(ahead_threads, thread_name_prefix=f"ava-ahead{label}")
         while len(ahead_bufs) < parts:
             ahead_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
                                np.empty(1024, np.int64), np.empty(1 << 12, np.uint8)])
-        rows_host, rows_at = kept.host, kept.host_at
+        held = held_now()
+        size = 2 * ((a1 - a) // parts + 1)
+        done = []
 
         def share(p):
+            counts = np.zeros_like(host)
+            jobs, out, spans = (np.empty((size, 2), np.int64), np.empty((size, res_all.shape[1]), np.int64),
+                                np.empty((size, 2), np.int64))
             w, b1, b2, b3, b4 = ahead_bufs[p]
-            ahead_bufs[p][4], ahead_bufs[p][1], ahead_bufs[p][2], ahead_bufs[p][3] = _redo_jobs(
-                job, p, parts, out, spans, res_all, rows_host, rows_at, t, q, t_rev, q_rev, anchor_q, anchor_t,
-                t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier, walls, w, b1, b2, b3, b4)
+            m, *bufs = _ahead_share(a, a1, p, parts, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt,
+                                    op_off, ops_all, run_off, runs, head, ents, held[:-1] + (counts,), t, q, t_rev,
+                                    q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier,
+                                    walls, w, b1, b2, b3, jobs, out, spans, b4)
+            ahead_bufs[p][4], ahead_bufs[p][1], ahead_bufs[p][2], ahead_bufs[p][3] = bufs
+            return jobs[:m], out[:m], spans[:m], counts
 
-        list(ahead_pool.map(share, range(parts)))
+        results = list(ahead_pool.map(share, range(parts)))
         now = int(cnt[0])
-        rows = 2 * job[:, 0] + job[:, 1]
-        stopped = out[:, R_STOPPED] != 0
-        res_all[rows[stopped], R_CHECKED] = now
-        new = np.flatnonzero(~stopped)
-        if len(new):
+        for p, (job, out, spans, counts) in enumerate(results):
+            host[:] += counts
+            rows = 2 * job[:, 0] + job[:, 1]
+            stopped = out[:, R_STOPPED] != 0
+            res_all[rows[stopped], R_CHECKED] = now
+            stats["ahead_sides"] += len(job)
+            stats["ahead_stopped"] += int(stopped.sum())
+            stats["ahead_cells"] += int(out[:, R_CELLS].sum())
+            new = np.flatnonzero(~stopped)
+            if not len(new):
+                continue
             r = rows[new]
             res_all[r, :R_CHECKED] = out[new, :R_CHECKED]
             res_all[r, R_STOPPED] = 0
@@ -1535,10 +1544,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             with kept.lock:
                 kept.host_at[r] = -1
             anchors = np.unique(job[new, 0])
-            cols = {}
-            for k in new:
-                x, y = spans[k]
-                cols[int(rows[k])] = ahead_bufs[k % parts][4][x:x + y]
+            cols = {int(rows[k]): ahead_bufs[p][4][spans[k, 0]:spans[k, 0] + spans[k, 1]] for k in new}
             pieces = [cols[row] if row in cols else store[ops_idx[row >> 1, row & 1]:ops_idx[row >> 1, (row & 1) + 1]]
                       for row in _side_rows(anchors).tolist()]
             with lock:
@@ -1546,9 +1552,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stamp[anchors] = now
             status[anchors] = 2
         stats["ahead_batches"] += 1
-        stats["ahead_sides"] += m
-        stats["ahead_stopped"] += int(stopped.sum())
-        stats["ahead_cells"] += int(out[:, R_CELLS].sum())
         stats["ahead_s"] += clock() - c0
 
     sel_early = np.empty(n + 1, dtype=np.int64)
