@@ -271,3 +271,56 @@ def test_dirty_sides_redone_ahead_of_the_walk(tandem, ahead, threads, round_cell
     elif not ahead:
         assert stats["ahead_batches"] == 0
 
+
+
+@pytest.mark.parametrize("parts", [2, 3, 8])
+def test_keep_split_is_keep(parts):
+    """A long path kept in pieces on threads (_keep_split: runs and walls per piece, runs cut by a piece
+    joined again) gives _keep's arrays value for value, whatever the pieces and the gaps at the cuts."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(parts)
+
+    def state(n_t):
+        return [np.zeros((4, 5), np.int64), np.zeros(2, np.int64), np.zeros(6, np.int64),
+                np.empty(16, np.uint8), np.zeros(6, np.int64), np.empty((4, 4), np.int64),
+                np.full((n_t >> gpu_gapped._BSHIFT) + 2, -1, np.int64), np.empty((4, 2), np.int64),
+                np.zeros((n_t + 1, 4, 2), np.int32)]
+
+    with ThreadPoolExecutor(parts) as pool:
+        for trial in range(20):
+            n = int(rng.integers(1, 400))
+            ops = rng.choice(np.array([cpu_gapped.OP_EQ, cpu_gapped.OP_X, cpu_gapped.OP_I, cpu_gapped.OP_D],
+                                      np.uint8), n, p=[0.6, 0.1, 0.15, 0.15])
+            if trial % 4 == 0:
+                ops[:] = cpu_gapped.OP_I        # no cut can start a piece: one piece
+            t1, q1 = 50 + int((ops != cpu_gapped.OP_I).sum()), 70 + int((ops != cpu_gapped.OP_D).sum())
+            # walls already holding intervals: slots are extended or added as in one pass
+            one, split = state(t1 + 10), state(t1 + 10)
+            for st in (one, split):
+                st[8][40:t1:3, 0] = (30, 31)
+            kept = []
+            for st, fn in ((one, lambda *a: gpu_gapped._keep(*a)),
+                           (split, lambda *a: gpu_gapped._keep_split(pool, parts, *a))):
+                for _ in range(2):      # twice: the second keep appends to the first one's arrays
+                    K, cnt, op_off, ops_all, run_off, runs, head, ents, walls = st
+                    ops_all, runs, ents = fn(ops, 50, 70, t1, q1, 99, K, cnt, op_off, ops_all, run_off, runs, head,
+                                             ents, walls)
+                    st[3], st[5], st[7] = ops_all, runs, ents
+                kept.append(st)
+            (K, cnt, op_off, ops_all, run_off, runs, head, ents, walls), other = kept
+            assert np.array_equal(walls, other[8])
+            for x, y in ((K, other[0]), (cnt, other[1]), (op_off, other[2]), (run_off, other[4]), (head, other[6])):
+                assert np.array_equal(x, y)
+            assert np.array_equal(ops_all[:op_off[cnt[0]]], other[3][:op_off[cnt[0]]])
+            assert np.array_equal(runs[:run_off[cnt[0]]], other[5][:run_off[cnt[0]]])
+            assert np.array_equal(ents[:cnt[1]], other[7][:cnt[1]])
+
+
+def test_long_keeps_split_equal_cpu(tandem, monkeypatch):
+    """The walk leaves every alignment of 64 columns or more to _keep_split (KEEP_SPLIT): the CPU's result."""
+    monkeypatch.setattr(gpu_gapped, "KEEP_SPLIT", 64)
+    args = tandem
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=16, runner=runner, host_threads=8)
+    assert_same_extension(got, cpu_gapped.extend_anchors(*args))
+    assert gpu_gapped.last_stats()["keeps_split"] > 10

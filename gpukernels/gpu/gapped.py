@@ -81,6 +81,7 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.buffers import grow, grow_rows
+from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import relay_side
 from .kernel_twin import _FAR, _cell_walled, _not_above
@@ -145,6 +146,13 @@ _MAXLEN = 1 << 30
 #: end (a side stopped at its stale best keeps the stale run's), which size its next round
 R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 
+#: an alignment of this many columns or more is kept with its per-column work on host threads (_keep_split)
+KEEP_SPLIT = 1 << 16
+
+#: the walk's cycle sums in its ``host`` counts (the first 11 are counts, see _walk and _path_holds): the checks
+#: of each anchor (on a kept path, dirty sides), its sides (GPU results taken or redone) and its keep
+H_CHECK, H_SIDES, H_KEEP, H_N = 11, 12, 13, 14
+
 #: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
 _LAST = threading.local()
 #: seconds between progress lines in the log
@@ -193,6 +201,16 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
 
     ``runs[r]`` = target start, query start, length, index of its first column in the path.
     """
+    rt, rq, rl, rx = cg.runs_of(path, s_t0, s_q0)
+    ops_all, runs, ents = _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, ops_all,
+                                     run_off, runs, head, ents)
+    cg.mark_walls(walls, path, s_t0, s_q0)
+    return ops_all, runs, ents
+
+
+@njit(cache=True, nogil=True)
+def _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, ops_all, run_off, runs, head, ents):
+    """:func:`_keep` but for the walls, with the path's runs given (``cpu/gapped.runs_of``). Returns grown arrays."""
     nk = cnt[0]
     K[nk, 0] = s_t0
     K[nk, 1] = t1
@@ -204,7 +222,6 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
     r0 = run_off[nk]
-    rt, rq, rl, rx = cg.runs_of(path, s_t0, s_q0)
     nr = rt.shape[0]
     runs = grow_rows(runs, r0 + nr)
     runs[r0:r0 + nr, 0] = rt
@@ -222,9 +239,71 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
             ents[e, 1] = nk
             head[b] = e
             cnt[1] += 1
-    cg.mark_walls(walls, path, s_t0, s_q0)
     cnt[0] = nk + 1
     return ops_all, runs, ents
+
+
+@njit(cache=True, nogil=True)
+def _piece_moves(path, lo, hi):
+    """Target and query letters that the columns ``path[lo:hi]`` consume."""
+    dt = 0
+    dq = 0
+    for k in range(lo, hi):
+        op = path[k]
+        dt += op != OP_I
+        dq += op != OP_D
+    return dt, dq
+
+
+@njit(cache=True, nogil=True)
+def _keep_piece(path, lo, hi, lt, lq, walls, start):
+    """One thread's piece of a long path's keep (:func:`_keep_split`): its runs and its walls.
+
+    Columns ``path[lo:hi]`` start at point ``(lq, lt)``. Returns the runs
+    as ``cpu/gapped.runs_of`` (column indices in the whole path).
+    """
+    rt, rq, rl, rx = cg.runs_of(path[lo:hi], lt, lq)
+    cg.mark_walls(walls, path, lt, lq, lo, hi, start)
+    return rt, rq, rl, rx + lo
+
+
+def _keep_split(pool, parts, path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents,
+                walls):
+    """:func:`_keep` of a long path, its per-column work (runs and walls) in ``parts`` pieces on ``pool``'s threads.
+
+    The pieces start at columns that consume a target letter, so each marks
+    rows of the walls no other touches (``cpu/gapped.mark_walls``); a
+    substitution run cut by a piece's start is joined again. The same
+    arrays as :func:`_keep`, value for value.
+    """
+    n = path.shape[0]
+    cuts = [0]
+    for p in range(1, parts):
+        x = max(p * n // parts, cuts[-1] + 1)
+        while x < n and path[x] == OP_I:
+            x += 1
+        if x >= n:
+            break
+        cuts.append(x)
+    cuts.append(n)
+    moves = np.array(list(pool.map(lambda p: _piece_moves(path, cuts[p], cuts[p + 1]), range(len(cuts) - 2))),
+                     dtype=np.int64).reshape(-1, 2)
+    lt = s_t0 + np.concatenate([[0], np.cumsum(moves[:, 0])])
+    lq = s_q0 + np.concatenate([[0], np.cumsum(moves[:, 1])])
+    pieces = list(pool.map(lambda p: _keep_piece(path, cuts[p], cuts[p + 1], int(lt[p]), int(lq[p]), walls, p == 0),
+                           range(len(cuts) - 1)))
+    rt, rq, rl, rx = (np.concatenate([piece[c] for piece in pieces]) for c in range(4))
+    # a run across a cut: its second part's first run starts at the cut, right after the first part's last
+    joined = np.concatenate([[0], np.cumsum([len(piece[0]) for piece in pieces])])[1:-1]
+    joined = joined[[path[c - 1] <= OP_X and path[c] <= OP_X for c in cuts[1:-1]]]
+    if len(joined):
+        for x in joined[::-1]:
+            rl[x - 1] += rl[x]
+        keep = np.ones(len(rt), dtype=bool)
+        keep[joined] = False
+        rt, rq, rl, rx = rt[keep], rq[keep], rl[keep], rx[keep]
+    return _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, ops_all, run_off, runs, head,
+                      ents)
 
 
 @njit(cache=True, nogil=True)
@@ -998,7 +1077,8 @@ def _compact_rows(rows_host, rows_at, status):
 @njit(cache=True, nogil=True)
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
-          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held):
+          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held, split,
+          pend):
     """The sequential rule over the undecided anchors of [pos, end), up to the first that needs a GPU round.
 
     An anchor with a GPU traceback (status 2) takes each side's result unless
@@ -1012,9 +1092,13 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     sides, anchors by status, sides stopped and sides held), unless it is
     big (:func:`_big_dirty`): then the walk stops for a GPU round with the
     walls of now. It stops too at an anchor the inspector abandoned (status
-    5).
-    Returns where the walk stopped (``end`` when done) and the grown arrays.
+    5). An alignment of ``split`` columns or more is not kept here: the walk
+    stops after its anchor, with the path returned and ``pend`` holding its
+    target and query start and end and its score, for :func:`_keep_split`.
+    Returns where the walk stopped (``end`` when done), the grown arrays
+    and that path (empty when none).
     """
+    none = np.empty(0, dtype=np.uint8)
     rows_host, rows_at = held[4], held[5]
     for a in range(pos, end):
         st = status[a]
@@ -1022,42 +1106,53 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             continue
         aq = anchor_q[a]
         at = anchor_t[a]
+        c0 = cycles()
         if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
             status[a] = 4
+            host[H_CHECK] += cycles() - c0
             continue
         if st == 5:
-            return a, ops_all, runs, ents, tb, tb_off, tb_lo
+            return a, ops_all, runs, ents, tb, tb_off, tb_lo, none
         redo = 3
         if st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
                                    run_off, runs, head, ents, held)
             if big:
-                return a, ops_all, runs, ents, tb, tb_off, tb_lo
+                return a, ops_all, runs, ents, tb, tb_off, tb_lo, none
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
+        c1 = cycles()
+        host[H_CHECK] += c1 - c0
         sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
                  self_barrier, walls, work)
-        li, lj, c1, lops, tb, tb_off, tb_lo, s1 = _side_now(0, redo & 1, res_all[2 * a],
+        li, lj, n1, lops, tb, tb_off, tb_lo, s1 = _side_now(0, redo & 1, res_all[2 * a],
                                                             _kept_on_host(rows_host, rows_at, 2 * a), store,
                                                             ops_idx[a], *sides, tb, tb_off, tb_lo)
-        ri, rj, c2, rops, tb, tb_off, tb_lo, s2 = _side_now(1, redo & 2, res_all[2 * a + 1],
+        ri, rj, n2, rops, tb, tb_off, tb_lo, s2 = _side_now(1, redo & 2, res_all[2 * a + 1],
                                                             _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
                                                             ops_idx[a], *sides, tb, tb_off, tb_lo)
         host[9] += s1 + s2
-        cells = c1 + c2
+        cells = n1 + n2
         anchor_cells[a] = cells
+        c2 = cycles()
+        host[H_SIDES] += c2 - c1
         if redo:
             host[0] += 1
-            host[1] += (c1 if redo & 1 else 0) + (c2 if redo & 2 else 0)
+            host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
             host[3 + st] += 1
         if li + lj + ri + rj == 0:
             continue
         path, s_t0, s_q0, score = cg.join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
         if score < gappedthresh:
             continue
+        if path.shape[0] >= split:
+            pend[0], pend[1], pend[2], pend[3], pend[4] = s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score
+            host[H_KEEP] += cycles() - c2
+            return a + 1, ops_all, runs, ents, tb, tb_off, tb_lo, path
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls)
-    return end, ops_all, runs, ents, tb, tb_off, tb_lo
+        host[H_KEEP] += cycles() - c2
+    return end, ops_all, runs, ents, tb, tb_off, tb_lo, none
 
 
 class _KeptRows:
@@ -1259,13 +1354,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = []                          # host DP buffers for long_on_host, one set per thread
     relay_pool, relay_works = None, []      # threads and buffers for the sides split by relay_side
-    host = np.zeros(11, dtype=np.int64)
+    host = np.zeros(H_N, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
                  stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0,
-                 ahead_batches=0, ahead_sides=0, ahead_stopped=0, ahead_cells=0, ahead_s=0.0)
+                 ahead_batches=0, ahead_sides=0, ahead_stopped=0, ahead_cells=0, ahead_s=0.0,
+                 ahead_max_s=0.0, ahead_sum_s=0.0, ahead_install_s=0.0, keeps_split=0, keep_split_s=0.0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1479,6 +1575,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         return early_pool.submit(run)
 
     ahead_threads = AHEAD_THREADS or max(1, host_threads // 2)
+    keep_threads = max(1, host_threads // 2)
+    split = KEEP_SPLIT if keep_threads > 1 else 1 << 62
+    keep_pool = None                        # threads of _keep_split
+    pend = np.zeros(5, dtype=np.int64)      # the long alignment the walk left to _keep_split
     ahead_pool = None                       # threads of redo_ahead, and a set of buffers for each
     ahead_bufs = []
 
@@ -1511,6 +1611,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         done = []
 
         def share(p):
+            c1 = clock()
             counts = np.zeros_like(host)
             jobs, out, spans = (np.empty((size, 2), np.int64), np.empty((size, res_all.shape[1]), np.int64),
                                 np.empty((size, 2), np.int64))
@@ -1520,11 +1621,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                     q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier,
                                     walls, w, b1, b2, b3, jobs, out, spans, b4)
             ahead_bufs[p][4], ahead_bufs[p][1], ahead_bufs[p][2], ahead_bufs[p][3] = bufs
-            return jobs[:m], out[:m], spans[:m], counts
+            return jobs[:m], out[:m], spans[:m], counts, clock() - c1
 
         results = list(ahead_pool.map(share, range(parts)))
+        stats["ahead_max_s"] += max(x[4] for x in results)
+        stats["ahead_sum_s"] += sum(x[4] for x in results)
+        c2 = clock()
         now = int(cnt[0])
-        for p, (job, out, spans, counts) in enumerate(results):
+        for p, (job, out, spans, counts, _) in enumerate(results):
             host[:] += counts
             rows = 2 * job[:, 0] + job[:, 1]
             stopped = out[:, R_STOPPED] != 0
@@ -1552,6 +1656,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stamp[anchors] = now
             status[anchors] = 2
         stats["ahead_batches"] += 1
+        stats["ahead_install_s"] += clock() - c2
         stats["ahead_s"] += clock() - c0
 
     sel_early = np.empty(n + 1, dtype=np.int64)
@@ -1639,13 +1744,24 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             while True:
                 redo_ahead(a, end)
                 c0 = clock()
-                a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
+                a, ops_all, runs, ents, h_tb, h_off, h_lo, path = _walk(
                     a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                     t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                     ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                    round_cells, held_now())
+                    round_cells, held_now(), split, pend)
+                if len(path):
+                    # a long alignment: its keep's work per column on the threads (_keep_split)
+                    c1 = clock()
+                    if keep_pool is None:
+                        keep_pool = ThreadPoolExecutor(keep_threads, thread_name_prefix=f"ava-keep{label}")
+                    ops_all, runs, ents = _keep_split(keep_pool, keep_threads, path, *pend.tolist(), K, cnt, op_off,
+                                                      ops_all, run_off, runs, head, ents, walls)
+                    stats["keep_split_s"] += clock() - c1
+                    stats["keeps_split"] += 1
                 stats["walk_s"] += clock() - c0
                 progress(a)
+                if len(path):
+                    continue
                 if a == end:
                     break
                 held = held_now()
@@ -1673,6 +1789,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         early_pool.shutdown()
         if ahead_pool is not None:
             ahead_pool.shutdown()
+        if keep_pool is not None:
+            keep_pool.shutdown()
         if background is not None:
             background.shutdown()
         if relay_pool is not None:
@@ -1685,6 +1803,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["path_held"] = int(host[10])
+    stats["walk_cycles"] = dict(zip(("check", "sides", "keep"), (host[H_CHECK:H_N] / 1e6).round(1).tolist()))
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
