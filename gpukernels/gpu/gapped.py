@@ -979,22 +979,26 @@ def _ahead_share(a0, a1, first, step, round_cells, status, stamp, res_all, ancho
     rows_host, rows_at = held[4], held[5]
     m = 0
     used = 0
+    host = held[-1]
     for a in range(a0 + first, a1, step):
         st = status[a]
         if st == 4:
             continue
+        c0 = cycles()
         if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
             status[a] = 4
+            host[H_CHECK] += cycles() - c0
             continue
+        redo = 0
         if st == 3:
             redo = 3
         elif st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
                                    run_off, runs, head, ents, held)
             if big:
-                continue
-        else:
-            continue
+                redo = 0
+        c1 = cycles()
+        host[H_CHECK] += c1 - c0
         for side in range(2):
             if not redo & (1 << side):
                 continue
@@ -1016,6 +1020,7 @@ def _ahead_share(a0, a1, first, step, round_cells, status, stamp, res_all, ancho
             spans[m, 1] = n
             used += n
             m += 1
+        host[H_SIDES] += cycles() - c1
     return m, cols, tb, tb_off, tb_lo
 
 
@@ -1579,6 +1584,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     split = KEEP_SPLIT if keep_threads > 1 else 1 << 62
     keep_pool = None                        # threads of _keep_split
     pend = np.zeros(5, dtype=np.int64)      # the long alignment the walk left to _keep_split
+    ahead_cycles = np.zeros(H_N - H_CHECK, dtype=np.int64)
     ahead_pool = None                       # threads of redo_ahead, and a set of buffers for each
     ahead_bufs = []
 
@@ -1629,7 +1635,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         c2 = clock()
         now = int(cnt[0])
         for p, (job, out, spans, counts, _) in enumerate(results):
-            host[:] += counts
+            host[:H_CHECK] += counts[:H_CHECK]
+            ahead_cycles[:] += counts[H_CHECK:H_N]
             rows = 2 * job[:, 0] + job[:, 1]
             stopped = out[:, R_STOPPED] != 0
             res_all[rows[stopped], R_CHECKED] = now
@@ -1804,6 +1811,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["path_held"] = int(host[10])
     stats["walk_cycles"] = dict(zip(("check", "sides", "keep"), (host[H_CHECK:H_N] / 1e6).round(1).tolist()))
+    stats["ahead_cycles"] = dict(zip(("check", "sides"), (ahead_cycles[:2] / 1e6).round(1).tolist()))
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
