@@ -475,42 +475,29 @@ def runs_of(ops, t0, q0):
     return rt, rq, rl, rx
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _mark_point(walls, lt, lq):
-    """Add lattice point (lq, lt) to ``walls``: extend the last interval of target row ``lt``, or add one."""
-    nslot = walls.shape[1]
-    for s in range(nslot):
-        hi = walls[lt, s, 1]
-        if hi == 0:
-            walls[lt, s, 0] = lq
-            walls[lt, s, 1] = lq + 1
-            return
-        if hi == lq and (s + 1 == nslot or walls[lt, s + 1, 1] == 0):
-            walls[lt, s, 1] = lq + 1
-            return
-
-
 @njit(cache=True, nogil=True)
-def mark_walls(walls, path, t0, q0, lo=0, hi=-1, start=True):
-    """Add the lattice points of a kept path starting at (q0, t0) to ``walls``.
-
-    With ``lo`` and ``hi``, only those of the columns ``path[lo:hi]``,
-    ``(q0, t0)`` being the point before column ``lo`` (marked too with
-    ``start``): pieces of one path that begin at columns which consume a
-    target letter touch disjoint rows, so threads can mark them at once and
-    each row gets the same intervals in the same order as in one pass.
-    """
+def mark_walls(walls, path, t0, q0):
+    """Add the lattice points of a kept path starting at (q0, t0) to ``walls``."""
     lt = t0
     lq = q0
-    if start:
-        _mark_point(walls, lt, lq)
-    for k in range(lo, path.shape[0] if hi < 0 else hi):
-        op = path[k]
-        if op != OP_I:
-            lt += 1
-        if op != OP_D:
-            lq += 1
-        _mark_point(walls, lt, lq)
+    nslot = walls.shape[1]
+    for k in range(path.shape[0] + 1):
+        if k > 0:
+            op = path[k - 1]
+            if op != OP_I:
+                lt += 1
+            if op != OP_D:
+                lq += 1
+        # extend the last interval at this target coordinate, or add one
+        for s in range(nslot):
+            hi = walls[lt, s, 1]
+            if hi == 0:
+                walls[lt, s, 0] = lq
+                walls[lt, s, 1] = lq + 1
+                break
+            if hi == lq and (s + 1 == nslot or walls[lt, s + 1, 1] == 0):
+                walls[lt, s, 1] = lq + 1
+                break
 
 
 @njit(cache=True, nogil=True)

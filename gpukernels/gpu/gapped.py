@@ -125,14 +125,6 @@ EARLY_LONG = True
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
 EARLY_CAP = 0
-#: before each stretch of the walk, the sides already dirty with the walls of now are redone at once on
-#: host threads (:func:`_ahead_share`), where the walk would redo them one after another
-REDO_AHEAD = True
-#: a stretch of fewer anchors than this is left to the walk (a handover to the threads costs more)
-AHEAD_MIN = 8
-#: anchors looked at ahead of the walk at most, and host threads for them (0: half the host threads)
-AHEAD_LOOK = 1 << 14
-AHEAD_THREADS = 0
 #: bucket width (target positions, as a shift) of the kept-alignment index
 _BSHIFT = 12
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
@@ -146,11 +138,8 @@ _MAXLEN = 1 << 30
 #: end (a side stopped at its stale best keeps the stale run's), which size its next round
 R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 
-#: an alignment of this many columns or more is kept with its per-column work on host threads (_keep_split)
-KEEP_SPLIT = 1 << 16
-
-#: the walk's cycle sums in its ``host`` counts (the first 11 are counts, see _walk and _path_holds): the checks
-#: of each anchor (on a kept path, dirty sides), its sides (GPU results taken or redone) and its keep
+#: the walk's cycle sums in its ``host`` counts, after the 11 counts of _walk and _path_holds: the checks of
+#: each anchor (on a kept path, dirty sides), its sides (GPU results taken or redone on the host), its keep
 H_CHECK, H_SIDES, H_KEEP, H_N = 11, 12, 13, 14
 
 #: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
@@ -201,16 +190,6 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
 
     ``runs[r]`` = target start, query start, length, index of its first column in the path.
     """
-    rt, rq, rl, rx = cg.runs_of(path, s_t0, s_q0)
-    ops_all, runs, ents = _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, ops_all,
-                                     run_off, runs, head, ents)
-    cg.mark_walls(walls, path, s_t0, s_q0)
-    return ops_all, runs, ents
-
-
-@njit(cache=True, nogil=True)
-def _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, ops_all, run_off, runs, head, ents):
-    """:func:`_keep` but for the walls, with the path's runs given (``cpu/gapped.runs_of``). Returns grown arrays."""
     nk = cnt[0]
     K[nk, 0] = s_t0
     K[nk, 1] = t1
@@ -222,6 +201,7 @@ def _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, 
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
     r0 = run_off[nk]
+    rt, rq, rl, rx = cg.runs_of(path, s_t0, s_q0)
     nr = rt.shape[0]
     runs = grow_rows(runs, r0 + nr)
     runs[r0:r0 + nr, 0] = rt
@@ -239,71 +219,9 @@ def _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, 
             ents[e, 1] = nk
             head[b] = e
             cnt[1] += 1
+    cg.mark_walls(walls, path, s_t0, s_q0)
     cnt[0] = nk + 1
     return ops_all, runs, ents
-
-
-@njit(cache=True, nogil=True)
-def _piece_moves(path, lo, hi):
-    """Target and query letters that the columns ``path[lo:hi]`` consume."""
-    dt = 0
-    dq = 0
-    for k in range(lo, hi):
-        op = path[k]
-        dt += op != OP_I
-        dq += op != OP_D
-    return dt, dq
-
-
-@njit(cache=True, nogil=True)
-def _keep_piece(path, lo, hi, lt, lq, walls, start):
-    """One thread's piece of a long path's keep (:func:`_keep_split`): its runs and its walls.
-
-    Columns ``path[lo:hi]`` start at point ``(lq, lt)``. Returns the runs
-    as ``cpu/gapped.runs_of`` (column indices in the whole path).
-    """
-    rt, rq, rl, rx = cg.runs_of(path[lo:hi], lt, lq)
-    cg.mark_walls(walls, path, lt, lq, lo, hi, start)
-    return rt, rq, rl, rx + lo
-
-
-def _keep_split(pool, parts, path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents,
-                walls):
-    """:func:`_keep` of a long path, its per-column work (runs and walls) in ``parts`` pieces on ``pool``'s threads.
-
-    The pieces start at columns that consume a target letter, so each marks
-    rows of the walls no other touches (``cpu/gapped.mark_walls``); a
-    substitution run cut by a piece's start is joined again. The same
-    arrays as :func:`_keep`, value for value.
-    """
-    n = path.shape[0]
-    cuts = [0]
-    for p in range(1, parts):
-        x = max(p * n // parts, cuts[-1] + 1)
-        while x < n and path[x] == OP_I:
-            x += 1
-        if x >= n:
-            break
-        cuts.append(x)
-    cuts.append(n)
-    moves = np.array(list(pool.map(lambda p: _piece_moves(path, cuts[p], cuts[p + 1]), range(len(cuts) - 2))),
-                     dtype=np.int64).reshape(-1, 2)
-    lt = s_t0 + np.concatenate([[0], np.cumsum(moves[:, 0])])
-    lq = s_q0 + np.concatenate([[0], np.cumsum(moves[:, 1])])
-    pieces = list(pool.map(lambda p: _keep_piece(path, cuts[p], cuts[p + 1], int(lt[p]), int(lq[p]), walls, p == 0),
-                           range(len(cuts) - 1)))
-    rt, rq, rl, rx = (np.concatenate([piece[c] for piece in pieces]) for c in range(4))
-    # a run across a cut: its second part's first run starts at the cut, right after the first part's last
-    joined = np.concatenate([[0], np.cumsum([len(piece[0]) for piece in pieces])])[1:-1]
-    joined = joined[[path[c - 1] <= OP_X and path[c] <= OP_X for c in cuts[1:-1]]]
-    if len(joined):
-        for x in joined[::-1]:
-            rl[x - 1] += rl[x]
-        keep = np.ones(len(rt), dtype=bool)
-        keep[joined] = False
-        rt, rq, rl, rx = rt[keep], rq[keep], rl[keep], rx[keep]
-    return _keep_runs(path, s_t0, s_q0, t1, q1, score, rt, rq, rl, rx, K, cnt, op_off, ops_all, run_off, runs, head,
-                      ents)
 
 
 @njit(cache=True, nogil=True)
@@ -771,19 +689,6 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
 
 
 @njit(cache=True, nogil=True)
-def _ahead_end(a0, end, status):
-    """Where the sides redone ahead of the walk from ``a0`` stop: the first anchor the inspector abandoned.
-
-    Its long alignment changes the walls around it (status 5), so the walk
-    stops there and so does :func:`_ahead_share`.
-    """
-    for a in range(a0, end):
-        if status[a] == 5:
-            return a
-    return end
-
-
-@njit(cache=True, nogil=True)
 def _ungapped_reach(t, q, t0, q0, step, t_end, q_end, matrix, drop, reach):
     """Whether the ungapped run from ``(q0, t0)`` goes ``reach`` letters without dropping ``drop`` below its best.
 
@@ -953,78 +858,6 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
 
 
 @njit(cache=True, nogil=True)
-def _ahead_share(a0, a1, first, step, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off,
-                 ops_all, run_off, runs, head, ents, held, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, matrix,
-                 gap_open, gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo, jobs, out, spans, cols):
-    """One host thread's share of the sides redone ahead of the walk: anchors ``a0 + first``, then every ``step``-th.
-
-    The walk takes anchors in order and redoes each dirty side
-    (:func:`_dirty_sides`) in turn. A side dirty with the walls of now stays
-    so at its turn, and if no alignment the walk keeps before then meets
-    what it explores up to its best, its result then is the one of now. So
-    these sides are redone here at once, on several threads, with the walls
-    of now, and the walk checks them as it checks the GPU's speculation.
-    Anchors on a kept path are decided here (as the walk would); those with
-    a side for a GPU round (:func:`_big_dirty`) are left to the walk; both
-    sides of a host-only anchor (status 3) are taken. Each side is
-    :func:`_redo_side` (stopped at its stale best where the rows held of it
-    allow). ``jobs[k]`` gets the anchor and side, ``out[k]`` the side's row
-    as the inspector would have written it (the best cell, cells, the
-    region up to the best and the anti-diagonals, :func:`_host_region`;
-    ``R_STOPPED`` where the redo stopped at the stale best: the stale result
-    then holds as it is), ``spans[k]`` where its columns lie in ``cols``.
-    ``held`` must carry a ``host`` count array of this thread's own. Returns
-    the sides written, ``cols`` and the traceback buffers, grown.
-    """
-    rows_host, rows_at = held[4], held[5]
-    m = 0
-    used = 0
-    host = held[-1]
-    for a in range(a0 + first, a1, step):
-        st = status[a]
-        if st == 4:
-            continue
-        c0 = cycles()
-        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
-            status[a] = 4
-            host[H_CHECK] += cycles() - c0
-            continue
-        redo = 0
-        if st == 3:
-            redo = 3
-        elif st == 2:
-            redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                                   run_off, runs, head, ents, held)
-            if big:
-                redo = 0
-        c1 = cycles()
-        host[H_CHECK] += c1 - c0
-        for side in range(2):
-            if not redo & (1 << side):
-                continue
-            row = 2 * a + side
-            bi, bj, cells, ops, tb, tb_off, tb_lo, stopped = _redo_side(
-                side == 1, _kept_on_host(rows_host, rows_at, row), t, q, t_rev, q_rev, anchor_q[a], anchor_t[a],
-                t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop, self_barrier, walls, work, tb,
-                tb_off, tb_lo)
-            jobs[m, 0] = a
-            jobs[m, 1] = side
-            r = out[m]
-            r[:] = res_all[row]
-            r[R_BI], r[R_BJ], r[R_CELLS], r[R_STOPPED] = bi, bj, cells, stopped
-            _host_region(r, tb_off, tb_lo, cells)
-            n = ops.shape[0]
-            cols = grow(cols, used + n)
-            cols[used:used + n] = ops
-            spans[m, 0] = used
-            spans[m, 1] = n
-            used += n
-            m += 1
-        host[H_SIDES] += cycles() - c1
-    return m, cols, tb, tb_off, tb_lo
-
-
-@njit(cache=True, nogil=True)
 def _kept_on_host(rows_host, rows_at, row):
     """The stale rows of side ``row`` held on the host (:class:`_KeptRows`), or an empty array."""
     at = rows_at[row]
@@ -1082,8 +915,7 @@ def _compact_rows(rows_host, rows_at, status):
 @njit(cache=True, nogil=True)
 def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi,
           q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all,
-          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held, split,
-          pend):
+          run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held):
     """The sequential rule over the undecided anchors of [pos, end), up to the first that needs a GPU round.
 
     An anchor with a GPU traceback (status 2) takes each side's result unless
@@ -1094,16 +926,13 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     with the current walls (stopped at its stale best where the rows the
     host holds of it allow, :func:`_redo_side`), and so are both sides of a
     host-only anchor (status 3) (``host`` counts anchors, cells, dirty
-    sides, anchors by status, sides stopped and sides held), unless it is
+    sides, anchors by status, sides stopped and sides held, then sums the
+    cycles of each anchor's checks, sides and keep: :data:`H_CHECK`), unless it is
     big (:func:`_big_dirty`): then the walk stops for a GPU round with the
     walls of now. It stops too at an anchor the inspector abandoned (status
-    5). An alignment of ``split`` columns or more is not kept here: the walk
-    stops after its anchor, with the path returned and ``pend`` holding its
-    target and query start and end and its score, for :func:`_keep_split`.
-    Returns where the walk stopped (``end`` when done), the grown arrays
-    and that path (empty when none).
+    5).
+    Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
-    none = np.empty(0, dtype=np.uint8)
     rows_host, rows_at = held[4], held[5]
     for a in range(pos, end):
         st = status[a]
@@ -1117,13 +946,13 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             host[H_CHECK] += cycles() - c0
             continue
         if st == 5:
-            return a, ops_all, runs, ents, tb, tb_off, tb_lo, none
+            return a, ops_all, runs, ents, tb, tb_off, tb_lo
         redo = 3
         if st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
                                    run_off, runs, head, ents, held)
             if big:
-                return a, ops_all, runs, ents, tb, tb_off, tb_lo, none
+                return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
         c1 = cycles()
@@ -1150,14 +979,10 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         path, s_t0, s_q0, score = cg.join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
         if score < gappedthresh:
             continue
-        if path.shape[0] >= split:
-            pend[0], pend[1], pend[2], pend[3], pend[4] = s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score
-            host[H_KEEP] += cycles() - c2
-            return a + 1, ops_all, runs, ents, tb, tb_off, tb_lo, path
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls)
         host[H_KEEP] += cycles() - c2
-    return end, ops_all, runs, ents, tb, tb_off, tb_lo, none
+    return end, ops_all, runs, ents, tb, tb_off, tb_lo
 
 
 class _KeptRows:
@@ -1364,9 +1189,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0,
-                 ahead_batches=0, ahead_sides=0, ahead_stopped=0, ahead_cells=0, ahead_s=0.0,
-                 ahead_max_s=0.0, ahead_sum_s=0.0, ahead_install_s=0.0, keeps_split=0, keep_split_s=0.0)
+                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1579,93 +1402,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 long_on_host(batch)
         return early_pool.submit(run)
 
-    ahead_threads = AHEAD_THREADS or max(1, host_threads // 2)
-    keep_threads = max(1, host_threads // 2)
-    split = KEEP_SPLIT if keep_threads > 1 else 1 << 62
-    keep_pool = None                        # threads of _keep_split
-    pend = np.zeros(5, dtype=np.int64)      # the long alignment the walk left to _keep_split
-    ahead_cycles = np.zeros(H_N - H_CHECK, dtype=np.int64)
-    ahead_pool = None                       # threads of redo_ahead, and a set of buffers for each
-    ahead_bufs = []
-
-    def redo_ahead(a, end):
-        """Redo at once, on host threads, the sides the walk from ``a`` would redo with the walls of now.
-
-        Each thread takes every ``ahead_threads``-th anchor up to the next
-        one the inspector abandoned (:func:`_ahead_share`). A side that
-        stopped at its stale best keeps its result, now known clean through
-        the walls of now; any other side takes the redo's result, as an
-        executed anchor's with the walls of now (stamped now, the columns of
-        both sides stored again, no rows held: those kept were the stale
-        run's). The walk then checks them as it checks the GPU's results.
-        """
-        nonlocal store, used, ahead_pool
-        if not REDO_AHEAD:
-            return
-        c0 = clock()
-        a1 = _ahead_end(a, min(end, a + AHEAD_LOOK), status)
-        if a1 - a < AHEAD_MIN:
-            return
-        parts = min(ahead_threads, a1 - a)
-        if ahead_pool is None:
-            ahead_pool = ThreadPoolExecutor(ahead_threads, thread_name_prefix=f"ava-ahead{label}")
-        while len(ahead_bufs) < parts:
-            ahead_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
-                               np.empty(1024, np.int64), np.empty(1 << 12, np.uint8)])
-        held = held_now()
-        size = 2 * ((a1 - a) // parts + 1)
-        done = []
-
-        def share(p):
-            c1 = clock()
-            counts = np.zeros_like(host)
-            jobs, out, spans = (np.empty((size, 2), np.int64), np.empty((size, res_all.shape[1]), np.int64),
-                                np.empty((size, 2), np.int64))
-            w, b1, b2, b3, b4 = ahead_bufs[p]
-            m, *bufs = _ahead_share(a, a1, p, parts, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt,
-                                    op_off, ops_all, run_off, runs, head, ents, held[:-1] + (counts,), t, q, t_rev,
-                                    q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, self_barrier,
-                                    walls, w, b1, b2, b3, jobs, out, spans, b4)
-            ahead_bufs[p][4], ahead_bufs[p][1], ahead_bufs[p][2], ahead_bufs[p][3] = bufs
-            return jobs[:m], out[:m], spans[:m], counts, clock() - c1
-
-        results = list(ahead_pool.map(share, range(parts)))
-        stats["ahead_max_s"] += max(x[4] for x in results)
-        stats["ahead_sum_s"] += sum(x[4] for x in results)
-        c2 = clock()
-        now = int(cnt[0])
-        for p, (job, out, spans, counts, _) in enumerate(results):
-            host[:H_CHECK] += counts[:H_CHECK]
-            ahead_cycles[:] += counts[H_CHECK:H_N]
-            rows = 2 * job[:, 0] + job[:, 1]
-            stopped = out[:, R_STOPPED] != 0
-            res_all[rows[stopped], R_CHECKED] = now
-            stats["ahead_sides"] += len(job)
-            stats["ahead_stopped"] += int(stopped.sum())
-            stats["ahead_cells"] += int(out[:, R_CELLS].sum())
-            new = np.flatnonzero(~stopped)
-            if not len(new):
-                continue
-            r = rows[new]
-            res_all[r, :R_CHECKED] = out[new, :R_CHECKED]
-            res_all[r, R_STOPPED] = 0
-            res_all[r, R_CHECKED] = 0
-            res_all[r, R_FULL_CELLS] = out[new, R_CELLS]
-            res_all[r, R_FULL_DIAGS] = out[new, R_DIAGS]
-            with kept.lock:
-                kept.host_at[r] = -1
-            anchors = np.unique(job[new, 0])
-            cols = {int(rows[k]): ahead_bufs[p][4][spans[k, 0]:spans[k, 0] + spans[k, 1]] for k in new}
-            pieces = [cols[row] if row in cols else store[ops_idx[row >> 1, row & 1]:ops_idx[row >> 1, (row & 1) + 1]]
-                      for row in _side_rows(anchors).tolist()]
-            with lock:
-                store, used = _store_columns(pieces, anchors, ops_idx, store, used)
-            stamp[anchors] = now
-            status[anchors] = 2
-        stats["ahead_batches"] += 1
-        stats["ahead_install_s"] += clock() - c2
-        stats["ahead_s"] += clock() - c0
-
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
     started = last_note = clock()
@@ -1749,26 +1485,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             # the sequential rule; at an anchor worth recomputing with the walls of now, a round
             a = pos
             while True:
-                redo_ahead(a, end)
                 c0 = clock()
-                a, ops_all, runs, ents, h_tb, h_off, h_lo, path = _walk(
+                a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
                     a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                     t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                     ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                    round_cells, held_now(), split, pend)
-                if len(path):
-                    # a long alignment: its keep's work per column on the threads (_keep_split)
-                    c1 = clock()
-                    if keep_pool is None:
-                        keep_pool = ThreadPoolExecutor(keep_threads, thread_name_prefix=f"ava-keep{label}")
-                    ops_all, runs, ents = _keep_split(keep_pool, keep_threads, path, *pend.tolist(), K, cnt, op_off,
-                                                      ops_all, run_off, runs, head, ents, walls)
-                    stats["keep_split_s"] += clock() - c1
-                    stats["keeps_split"] += 1
+                    round_cells, held_now())
                 stats["walk_s"] += clock() - c0
                 progress(a)
-                if len(path):
-                    continue
                 if a == end:
                     break
                 held = held_now()
@@ -1794,10 +1518,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             pos = end
     finally:
         early_pool.shutdown()
-        if ahead_pool is not None:
-            ahead_pool.shutdown()
-        if keep_pool is not None:
-            keep_pool.shutdown()
         if background is not None:
             background.shutdown()
         if relay_pool is not None:
@@ -1811,7 +1531,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["path_held"] = int(host[10])
     stats["walk_cycles"] = dict(zip(("check", "sides", "keep"), (host[H_CHECK:H_N] / 1e6).round(1).tolist()))
-    stats["ahead_cycles"] = dict(zip(("check", "sides"), (ahead_cycles[:2] / 1e6).round(1).tolist()))
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
