@@ -138,9 +138,10 @@ _MAXLEN = 1 << 30
 #: end (a side stopped at its stale best keeps the stale run's), which size its next round
 R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 
-#: the walk's cycle sums in its ``host`` counts, after the 11 counts of _walk and _path_holds: the checks of
-#: each anchor (on a kept path, dirty sides), its sides (GPU results taken or redone on the host), its keep
-H_CHECK, H_SIDES, H_KEEP, H_N = 11, 12, 13, 14
+#: the walk's cycle sums in its ``host`` counts, after the 11 counts of _walk and _path_holds: each anchor's
+#: test of lying on a kept path, its dirty checks (and of them the path checks, _path_holds, rounds' look-ahead
+#: included), its sides (GPU results taken or redone on the host) and its keep
+H_KEPT, H_CHECK, H_HOLDS, H_SIDES, H_KEEP, H_N = 11, 12, 13, 14, 15, 16
 
 #: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
 _LAST = threading.local()
@@ -407,8 +408,12 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
         k_lo = max(stamp[a], known)
         if k_lo >= cnt[0]:
             continue
-        if (_side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
-                and not _path_holds(a, side, *held)):
+        dirty = _side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
+        if dirty:
+            c0 = cycles()
+            dirty = not _path_holds(a, side, *held)
+            held[-1][H_HOLDS] += cycles() - c0
+        if dirty:
             r[R_CHECKED] = -(stamp[a] + 1)
             out |= 1 << side
         else:
@@ -927,7 +932,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     host holds of it allow, :func:`_redo_side`), and so are both sides of a
     host-only anchor (status 3) (``host`` counts anchors, cells, dirty
     sides, anchors by status, sides stopped and sides held, then sums the
-    cycles of each anchor's checks, sides and keep: :data:`H_CHECK`), unless it is
+    cycles of each anchor's parts from :data:`H_KEPT` on), unless it is
     big (:func:`_big_dirty`): then the walk stops for a GPU round with the
     walls of now. It stops too at an anchor the inspector abandoned (status
     5).
@@ -941,9 +946,11 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         aq = anchor_q[a]
         at = anchor_t[a]
         c0 = cycles()
-        if _on_kept(aq, at, 0, K, run_off, runs, head, ents):
+        kept_path = _on_kept(aq, at, 0, K, run_off, runs, head, ents)
+        c1 = cycles()
+        host[H_KEPT] += c1 - c0
+        if kept_path:
             status[a] = 4
-            host[H_CHECK] += cycles() - c0
             continue
         if st == 5:
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
@@ -955,8 +962,9 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
-        c1 = cycles()
-        host[H_CHECK] += c1 - c0
+        c0 = cycles()
+        host[H_CHECK] += c0 - c1
+        c1 = c0
         sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
                  self_barrier, walls, work)
         li, lj, n1, lops, tb, tb_off, tb_lo, s1 = _side_now(0, redo & 1, res_all[2 * a],
@@ -1530,7 +1538,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["path_held"] = int(host[10])
-    stats["walk_cycles"] = dict(zip(("check", "sides", "keep"), (host[H_CHECK:H_N] / 1e6).round(1).tolist()))
+    stats["walk_cycles"] = dict(zip(("on_kept", "dirty", "path_holds", "sides", "keep"),
+                                    (host[H_KEPT:H_N] / 1e6).round(1).tolist()))
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
