@@ -239,3 +239,31 @@ def test_waves_beside_the_walk(tandem, overlap, monkeypatch):
     print(overlap, {k: stats[k] for k in ("waves", "waves_beside", "rounds", "host_stopped")})
     assert stats["waves"] > 3
     assert stats["waves_beside"] == (stats["waves"] - 1 if overlap else 0)
+
+
+def test_keep_is_runs_of_and_mark_walls():
+    """_keep finds a path's runs and marks its walls in one pass: cpu/gapped.runs_of's runs and
+    mark_walls's walls, on random paths over walls already holding intervals (slots extended, added,
+    or all taken)."""
+    rng = np.random.default_rng(3)
+    codes = np.array([cpu_gapped.OP_EQ, cpu_gapped.OP_X, cpu_gapped.OP_I, cpu_gapped.OP_D], np.uint8)
+    for _ in range(200):
+        ops = rng.choice(codes, int(rng.integers(0, 300)), p=[0.6, 0.1, 0.15, 0.15])
+        t0, q0 = int(rng.integers(0, 50)), int(rng.integers(0, 50))
+        t1, q1 = t0 + int((ops != cpu_gapped.OP_I).sum()), q0 + int((ops != cpu_gapped.OP_D).sum())
+        walls = np.zeros((t1 + 2, 4, 2), np.int32)
+        for row in rng.integers(0, t1 + 1, 40):
+            for s in range(int(rng.integers(1, 5))):
+                lo = int(rng.integers(0, q1 + 5))
+                walls[row, s] = (lo, lo + 1 + int(rng.integers(0, 3)))
+        want = walls.copy()
+        cpu_gapped.mark_walls(want, ops, t0, q0)
+        K, cnt = np.zeros((2, 5), np.int64), np.zeros(2, np.int64)
+        op_off, run_off = np.zeros(3, np.int64), np.zeros(3, np.int64)
+        head = np.full((t1 >> gpu_gapped._BSHIFT) + 2, -1, np.int64)
+        ops_all, runs, ents = gpu_gapped._keep(ops, t0, q0, t1, q1, 7, K, cnt, op_off, np.empty(1, np.uint8), run_off,
+                                               np.empty((1, 4), np.int64), head, np.empty((1, 2), np.int64), walls)
+        assert np.array_equal(walls, want)
+        assert np.array_equal(runs[:run_off[1]], np.stack(cpu_gapped.runs_of(ops, t0, q0), axis=1))
+        assert np.array_equal(ops_all[:op_off[1]], ops) and cnt[0] == 1
+        assert cnt[1] == (((t1 - 1) >> gpu_gapped._BSHIFT) - (t0 >> gpu_gapped._BSHIFT) + 1 if run_off[1] else 0)

@@ -475,29 +475,37 @@ def runs_of(ops, t0, q0):
     return rt, rq, rl, rx
 
 
+@njit(cache=True, nogil=True, inline="always")
+def mark_point(walls, lt, lq):
+    """Add lattice point (lq, lt) to ``walls``: extend the last interval of target row ``lt``, or add one.
+
+    A point that finds every slot of its row taken is left out.
+    """
+    nslot = walls.shape[1]
+    for s in range(nslot):
+        hi = walls[lt, s, 1]
+        if hi == 0:
+            walls[lt, s, 0] = lq
+            walls[lt, s, 1] = lq + 1
+            return
+        if hi == lq and (s + 1 == nslot or walls[lt, s + 1, 1] == 0):
+            walls[lt, s, 1] = lq + 1
+            return
+
+
 @njit(cache=True, nogil=True)
 def mark_walls(walls, path, t0, q0):
     """Add the lattice points of a kept path starting at (q0, t0) to ``walls``."""
     lt = t0
     lq = q0
-    nslot = walls.shape[1]
-    for k in range(path.shape[0] + 1):
-        if k > 0:
-            op = path[k - 1]
-            if op != OP_I:
-                lt += 1
-            if op != OP_D:
-                lq += 1
-        # extend the last interval at this target coordinate, or add one
-        for s in range(nslot):
-            hi = walls[lt, s, 1]
-            if hi == 0:
-                walls[lt, s, 0] = lq
-                walls[lt, s, 1] = lq + 1
-                break
-            if hi == lq and (s + 1 == nslot or walls[lt, s + 1, 1] == 0):
-                walls[lt, s, 1] = lq + 1
-                break
+    mark_point(walls, lt, lq)
+    for k in range(path.shape[0]):
+        op = path[k]
+        if op != OP_I:
+            lt += 1
+        if op != OP_D:
+            lq += 1
+        mark_point(walls, lt, lq)
 
 
 @njit(cache=True, nogil=True)

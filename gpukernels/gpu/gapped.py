@@ -189,7 +189,12 @@ def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls):
     """Add a kept alignment: columns, runs, bucket entries, walls. Returns grown arrays.
 
-    ``runs[r]`` = target start, query start, length, index of its first column in the path.
+    ``runs[r]`` = target start, query start, length, index of its first
+    column in the path (``cpu/gapped.runs_of``). The runs and the walls
+    (``cpu/gapped.mark_walls``) come from one pass over the columns, each
+    substitution run in a loop of its own: the keeps are a quarter of the
+    − strand's walk on E. coli (``walk_cycles``), and one pass took 15 %
+    fewer cycles there than the two functions.
     """
     nk = cnt[0]
     K[nk, 0] = s_t0
@@ -201,16 +206,34 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     ops_all = grow(ops_all, op_off[nk] + nops)
     ops_all[op_off[nk]:op_off[nk] + nops] = path
     op_off[nk + 1] = op_off[nk] + nops
-    r0 = run_off[nk]
-    rt, rq, rl, rx = cg.runs_of(path, s_t0, s_q0)
-    nr = rt.shape[0]
-    runs = grow_rows(runs, r0 + nr)
-    runs[r0:r0 + nr, 0] = rt
-    runs[r0:r0 + nr, 1] = rq
-    runs[r0:r0 + nr, 2] = rl
-    runs[r0:r0 + nr, 3] = rx
-    run_off[nk + 1] = r0 + nr
-    if nr > 0:
+    r = run_off[nk]
+    lt = s_t0
+    lq = s_q0
+    cg.mark_point(walls, lt, lq)
+    k = 0
+    while k < nops:
+        if path[k] <= OP_X:
+            runs = grow_rows(runs, r + 1)
+            runs[r, 0] = lt
+            runs[r, 1] = lq
+            runs[r, 3] = k
+            x = k
+            while k < nops and path[k] <= OP_X:
+                lt += 1
+                lq += 1
+                cg.mark_point(walls, lt, lq)
+                k += 1
+            runs[r, 2] = k - x
+            r += 1
+        else:
+            if path[k] == OP_I:
+                lq += 1
+            else:
+                lt += 1
+            cg.mark_point(walls, lt, lq)
+            k += 1
+    run_off[nk + 1] = r
+    if r > run_off[nk]:
         b_lo = s_t0 >> _BSHIFT
         b_hi = (t1 - 1) >> _BSHIFT
         ents = grow_rows(ents, cnt[1] + b_hi - b_lo + 1)
@@ -220,7 +243,6 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
             ents[e, 1] = nk
             head[b] = e
             cnt[1] += 1
-    cg.mark_walls(walls, path, s_t0, s_q0)
     cnt[0] = nk + 1
     return ops_all, runs, ents
 
