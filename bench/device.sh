@@ -20,7 +20,7 @@ OUT="${OUT:-$ROOT/device-out}"
 mkdir -p "$OUT"
 PARTS="${*:-tests bench peers others}"
 has() { [[ " $PARTS " == *" $1 "* ]]; }
-T_TESTS=${T_TESTS:-300}; T_BENCH=${T_BENCH:-120}; T_LASTZ1=${T_LASTZ1:-420}; T_PEERS=${T_PEERS:-200}
+T_TESTS=${T_TESTS:-420}; T_BENCH=${T_BENCH:-120}; T_LASTZ1=${T_LASTZ1:-420}; T_PEERS=${T_PEERS:-200}
 T_OTHERS=${T_OTHERS:-120}
 export PYTHONUNBUFFERED=1
 export AVA_SHARED_DATA="${AVA_SHARED_DATA:-$ROOT/.carry/data}"
