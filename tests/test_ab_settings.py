@@ -23,3 +23,27 @@ def test_settings_name_module_level_values():
 def test_an_unknown_setting_is_an_error():
     with pytest.raises(SystemExit, match="no setting NOPE"):
         parse_settings("gapped.NOPE=1")
+
+
+def test_ab_modules_loads_an_earlier_module_beside_the_current(tmp_path):
+    """bench/ab_modules.py loads another gpu/gapped.py as a module of its own (relative imports in the
+    package, compiled apart): here a copy of the current one, run through the kernel emulator on
+    tandem repeats, gives the CPU twin's result."""
+    import shutil
+
+    import numpy as np
+    from ab_modules import load_prev
+    from gapped_emulator import EmuRunner
+    from gpukernels.cpu import gapped as cpu_gapped
+    from gpukernels.gpu import gapped
+    from test_gpu_gapped_waves import tandem_inputs
+
+    src = tmp_path / "prev_gapped.py"
+    shutil.copy(gapped.__file__, src)
+    prev = load_prev(str(src))
+    assert prev is not gapped and prev.__name__ == "gpukernels.gpu._ab_prev"
+    args = tandem_inputs()
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    got = prev.extend_anchors(*args, gpu_mem=1 << 30, wave=16, runner=runner)
+    ref = cpu_gapped.extend_anchors(*args)
+    assert all(np.array_equal(x, y) for x, y in zip(got[:-1], ref[:-1]))
