@@ -33,6 +33,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from ab_settings import recorded  # noqa: E402
+
 
 def load_prev(path):
     """The module in ``path`` as ``gpukernels.gpu._ab_prev``, its relative imports within ``gpukernels.gpu``."""
@@ -67,14 +69,7 @@ def main(argv=None):
     strands = {}
 
     def use(name):
-        def timed(*a, **k):
-            c = time.perf_counter()
-            out = extend[name](*a, **k)
-            s = dict(mods[name].last_stats())
-            s["total_s"] = time.perf_counter() - c
-            strands["+" if a[1] is q.codes else "-"] = s
-            return out
-        current.extend_anchors = timed
+        current.extend_anchors = recorded(extend[name], mods[name], q, strands)
 
     def pair():
         cp.cuda.Device().synchronize()

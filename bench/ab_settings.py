@@ -53,6 +53,22 @@ def parse_settings(text):
     return out
 
 
+def recorded(extend, module, query, strands):
+    """``extend`` (a module's ``extend_anchors``) that puts each call's ``last_stats()`` into ``strands``.
+
+    The strand is ``"+"`` when the call's query is ``query.codes`` (else the
+    reverse complement, ``"-"``); ``total_s`` is the call's wall time.
+    """
+    def timed(*a, **k):
+        c = time.perf_counter()
+        out = extend(*a, **k)
+        s = dict(module.last_stats())
+        s["total_s"] = time.perf_counter() - c
+        strands["+" if a[1] is query.codes else "-"] = s
+        return out
+    return timed
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("target")
@@ -73,17 +89,7 @@ def main(argv=None):
     t, q = read_fasta(args.target), read_fasta(args.query)
     ref = align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
     strands = {}
-    extend = gg.extend_anchors
-
-    def timed_extend(*a, **k):
-        c = time.perf_counter()
-        out = extend(*a, **k)
-        s = dict(gg.last_stats())
-        s["total_s"] = time.perf_counter() - c
-        strands["+" if a[1] is q.codes else "-"] = s
-        return out
-
-    gg.extend_anchors = timed_extend
+    gg.extend_anchors = recorded(gg.extend_anchors, gg, q, strands)
     keys = ("total_s", "walk_s", "long_s", "round_s", "inspect_s", "execute_s")
     keys += tuple(filter(None, args.show.split(",")))
 

@@ -984,9 +984,8 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
         status[a] = 4
-        c0 = cycles()
-        host[H_CHECK] += c0 - c1
-        c1 = c0
+        c2 = cycles()
+        host[H_CHECK] += c2 - c1
         sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
                  self_barrier, walls, work)
         li, lj, n1, lops, tb, tb_off, tb_lo, s1 = _side_now(0, redo & 1, res_all[2 * a],
@@ -998,8 +997,8 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         host[9] += s1 + s2
         cells = n1 + n2
         anchor_cells[a] = cells
-        c2 = cycles()
-        host[H_SIDES] += c2 - c1
+        c3 = cycles()
+        host[H_SIDES] += c3 - c2
         if redo:
             host[0] += 1
             host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
@@ -1011,7 +1010,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             continue
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls)
-        host[H_KEEP] += cycles() - c2
+        host[H_KEEP] += cycles() - c3
     return end, ops_all, runs, ents, tb, tb_off, tb_lo
 
 
