@@ -45,7 +45,9 @@ def parse_settings(text):
         module = importlib.import_module(MODULES[prefix])
         if not hasattr(module, name):
             raise SystemExit(f"{MODULES[prefix]} has no setting {name}")
-        if ":" in value:
+        if value in ("True", "False"):
+            value = value == "True"
+        elif ":" in value:
             value = tuple(int(v) for v in value.split(":"))
         else:
             value = float(value) if "." in value or "e" in value else int(value)

@@ -153,3 +153,19 @@ def test_traceback_walked_ahead_equals_sequential(seed, guess, monkeypatch):
     assert np.array_equal(got[4], ref[4])
     if calls:
         assert any(calls) == (guess != "outside")
+
+
+def test_relay_share_keeps_a_first_chunk_for_each_side_yet_to_ask():
+    from gpukernels.gpu.runner import RelayShare
+    share = RelayShare(100, sides=3, first_room=10)
+    room = np.full(32, 10, dtype=np.int64)
+    # the first side may take all but a chunk for each of the two yet to ask
+    assert share.take(room, first=True) == 8
+    # its later call finds only the others' reserve left
+    assert share.take(room, first=False) == 0
+    assert share.take(room, first=True) == 1
+    assert share.take(room, first=True) == 1
+    share.give(80)
+    assert share.take(room, first=False) == 8
+    # a chunk wider than what is left does not run
+    assert share.take(np.array([50]), first=False) == 0

@@ -98,6 +98,9 @@ FIRST_WAVE = 512
 #: anti-diagonal whatever its width; the host's DP costs the same per cell)
 ROUND_CELLS = 1 << 17
 ROUND_WIDTH = 128
+#: the sides of a long batch share the relay's memory as their chunks ask for it (runner.RelayShare),
+#: rather than an even split
+RELAY_SHARE = True
 #: speculative relay chunks per launch (cpu/relay.relay_side's per_round when they run on the GPU)
 RELAY_CHUNKS = 32
 #: the walk redoes a dirty side whose stale rows come back to the host itself, stopping at the stale
@@ -121,6 +124,10 @@ LONG_APART = 64
 #: reach (:func:`_early_long`) start on host threads and the relay at once, beside the first wave, when
 #: the first anchor is one (a megabase alignment's anchor comes first, and the walk would stop there)
 EARLY_LONG = True
+#: then, once the first wave is inspected, the anchors it abandoned (past the inspector's reach) go the
+#: same way before the walk starts (:func:`_abandoned_batch`), beside the first batch: the walk would stop
+#: at the first of them a few anchors on and wait for that batch
+EARLY_ABANDONED = True
 #: cells per anti-diagonal assumed for such a side (the relay's chunks take a band of 512 for it)
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
@@ -767,6 +774,30 @@ def _early_long(idx, anchor_q, anchor_t, t, q, t_lo, t_hi, q_lo, q_hi, matrix, d
 
 
 @njit(cache=True, nogil=True)
+def _abandoned_batch(idx, skip, cap, apart, status, anchor_q, anchor_t, sel):
+    """The anchors of ``idx`` the inspector abandoned (status 5), less those of ``skip``, as :func:`_long_batch` takes them.
+
+    Up to ``cap``, each on a diagonal ``apart`` from those taken and from
+    those of ``skip`` (the first batch, under way: an anchor on its
+    diagonal is most likely on its path). Before the walk starts nothing is
+    kept, so none is dirty or on a kept path yet. Returns the number written
+    to ``sel``.
+    """
+    taken = 0
+    for x in range(idx.shape[0]):
+        if taken == cap:
+            break
+        a = idx[x]
+        if status[a] != 5 or _near_taken(a, skip, skip.shape[0], anchor_q, anchor_t, apart):
+            continue
+        if _near_taken(a, sel, taken, anchor_q, anchor_t, apart):
+            continue
+        sel[taken] = a
+        taken += 1
+    return taken
+
+
+@njit(cache=True, nogil=True)
 def _host_region(r, tb_off, tb_lo, cells):
     """Fill a side's region columns from the host DP's anti-diagonal table, as the inspector would.
 
@@ -1218,7 +1249,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  host_anchors=0, host_cells=0, band_retries=0,
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
-                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0)
+                 stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0,
+                 early_abandoned=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -1332,25 +1364,28 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         # the chunks on the GPU go on past their checks with the device's walls: those of now
         sync_walls()
         jobs = [(a, right) for a in batch for right in (0, 1)]
-        while len(long_bufs) < min(len(jobs), host_threads):
-            long_bufs.append([np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
-                              np.empty(1024, np.int64)])
-        free = list(range(min(len(jobs), host_threads)))
         # the sides the inspector abandoned go through the relay: their speculative chunks on the GPU,
         # all of a round in one launch (each side on a stream of its own), the lead on the relay's
         # threads, one buffer per side
         long_sides = [job for job in jobs if res_all[2 * job[0] + job[1], R_STATUS] == 2]
-        if long_sides and relay_pool is None:
-            relay_pool = ThreadPoolExecutor(host_threads)
-        while len(relay_works) < len(long_sides):
-            relay_works.append(np.empty((8, qmax), np.int32))
+        with lock:
+            # buffers of this call (two batches may run at once before the walk starts)
+            mine = [long_bufs.pop() if long_bufs else
+                    [np.empty((8, qmax), np.int32), np.empty(1 << 16, np.uint8), np.empty(1024, np.int64),
+                     np.empty(1024, np.int64)] for _ in range(min(len(jobs), host_threads))]
+            works = [relay_works.pop() if relay_works else np.empty((8, qmax), np.int32) for _ in long_sides]
+            if long_sides and relay_pool is None:
+                relay_pool = ThreadPoolExecutor(host_threads)
+        free = list(range(len(mine)))
         shares, launchers = {}, {}
+        relay_mem = mem // max(len(long_sides), 1)
+        if RELAY_SHARE and long_sides and hasattr(runner, "relay_share"):
+            relay_mem = runner.relay_share(mem, len(long_sides))
         for k, job in enumerate(long_sides):
-            shares[job] = relay_works[k:k + 1]
+            shares[job] = works[k:k + 1]
             row = res_all[2 * job[0] + job[1]]
             task = _tasks_of(np.array([job[0]]), anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)[job[1]]
-            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1),
-                                                   mem // len(long_sides))
+            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1), relay_mem)
         relay_stats = {job: {} for job in shares}
 
         def side(job):
@@ -1369,11 +1404,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             else:
                 slot = free.pop()
                 try:
-                    w, b1, b2, b3 = long_bufs[slot]
+                    w, b1, b2, b3 = mine[slot]
                     out = cg.extend_side(bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]),
                                          t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
                                          self_barrier, walls, w, b1, b2, b3)
-                    long_bufs[slot][1:] = out[5:]
+                    mine[slot][1:] = out[5:]
                 finally:
                     free.append(slot)
             row = res_all[2 * a + right]
@@ -1383,23 +1418,28 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             return out[4]
 
         c0 = clock()
-        with ThreadPoolExecutor(len(free)) as pool:
-            pieces = list(pool.map(side, jobs))
-        for counts in relay_stats.values():
-            for key, value in counts.items():
-                stats[key] += value
+        try:
+            with ThreadPoolExecutor(len(free)) as pool:
+                pieces = list(pool.map(side, jobs))
+        finally:
+            with lock:
+                long_bufs.extend(mine)
+                relay_works.extend(works)
         idx = np.asarray(batch, dtype=np.int64)
-        kept.assign(_side_rows(idx), -1)
         rows = res_all[_side_rows(idx)]
-        trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
         with lock:
+            for counts in relay_stats.values():
+                for key, value in counts.items():
+                    stats[key] += value
+            kept.assign(_side_rows(idx), -1)
+            trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
             store, used = _store_columns(pieces, idx, ops_idx, store, used)
-        status[idx] = 2
-        stamp[idx] = cnt[0]
-        host[0] += len(idx)
-        host[1] += int(rows[:, R_CELLS].sum())
-        host[8] += len(idx)
-        stats["long_batches"] += 1
+            status[idx] = 2
+            stamp[idx] = cnt[0]
+            host[0] += len(idx)
+            host[1] += int(rows[:, R_CELLS].sum())
+            host[8] += len(idx)
+            stats["long_batches"] += 1
 
     def start_early(idx):
         """The long anchors among the first wave's ``idx`` (:func:`_early_long`) on a thread of their own, now.
@@ -1497,6 +1537,15 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 idx = sel[:m][status[sel[:m]] == 0]
                 if len(idx):
                     speculate(idx)
+                if early is not None and EARLY_ABANDONED:
+                    # the anchors the first wave abandoned, beside the first batch, before the walk starts
+                    k = _abandoned_batch(idx, sel_early[:stats["early_anchors"]].copy(), max(1, host_threads // 2),
+                                         LONG_APART, status, anchor_q, anchor_t, sel_next)
+                    if k:
+                        c0 = clock()
+                        long_on_host(sel_next[:k].copy())
+                        stats["long_s"] += clock() - c0
+                        stats["early_abandoned"] += k
             else:
                 (end, fut), pending = pending, None
                 if fut is not None:

@@ -403,13 +403,18 @@ class DeviceRunner:
             self.launches += 1
         return self._to_host(flat[:int(size.sum())], "kept_rows"), at
 
+    def relay_share(self, total, sides):
+        """A :class:`RelayShare` of ``total`` bytes for ``sides`` relayed at once (a chunk's room at band 512 kept each)."""
+        from ..cpu.relay import CHUNK, WARM
+        return RelayShare(total, sides, _up16((CHUNK + WARM) * 512))
+
     def relay_launcher(self, task, width, mem):
         """``cpu/relay.relay_side``'s ``chunks`` for the side ``task``, callable from any host thread.
 
         ``width``: the side's cells per anti-diagonal as far as it is known
         (its inspection's average); the chunks' band is chosen from it and
-        the lead's. ``mem``: the bytes their tracebacks may take (the sides
-        of a batch run at once, each with its share of the budget). They run
+        the lead's. ``mem``: the bytes their tracebacks may take, or the
+        :class:`RelayShare` of the batch's sides (they run at once). They run
         on a stream of their own that first waits for the caller's stream as
         it stands now (the walls just uploaded there), on the caller's device.
         """
@@ -417,11 +422,14 @@ class DeviceRunner:
         cp = self.cp
         caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
         held = []       # pinned blocks holding the chunks' traceback bytes, until release()
+        calls = []
 
         def chunks(starts, lead_width):
             with own_stream(device) as stream:
                 stream.wait_event(caller.record())
-                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem, held)
+                calls.append(1)
+                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem, held,
+                                         first=len(calls) == 1)
 
         def release():
             """The side is done with its chunks' bytes: their blocks go back for later calls."""
@@ -431,7 +439,7 @@ class DeviceRunner:
         chunks.release = release
         return chunks
 
-    def relay_chunks(self, task, starts, width, mem, held=None):
+    def relay_chunks(self, task, starts, width, mem, held=None, first=False):
         """Speculative chunks of one long side as blocks of one launch (kernel ``ydrop_chunk``).
 
         ``task`` is the side's task row (:func:`_tasks_of`); ``starts`` and
@@ -441,23 +449,35 @@ class DeviceRunner:
         per anti-diagonal, is the smallest power of two from 512 on that
         holds three times ``width`` (a small band lets several blocks share
         a multiprocessor, and a chunk that outgrows it is only a missed
-        speculation); as many run as their rooms fit in ``mem`` bytes.
+        speculation); as many run as their rooms fit in ``mem`` bytes, or as
+        a :class:`RelayShare` grants (``first``: the side's first call).
         Returns
         :func:`gpukernels.cpu.relay.speculative_chunk`'s result per chunk, in
         side coordinates, or None where the chunk ended before its check or
         outgrew its band or room (the relay then takes the true state there).
         """
-        cp = self.cp
         sts = np.asarray(starts, dtype=np.int64).reshape(-1, 4)
         band = 512
         while band < min(3 * int(width) + 64, self.wide_band):
             band *= 2
         ads = sts[:, 3] - sts[:, 1]
         room = _up16(ads * band)
+        if isinstance(mem, RelayShare):
+            n = mem.take(room, first)
+            try:
+                return self._relay_chunks(task, sts[:n], band, room[:n], held) + [None] * (len(sts) - n)
+            finally:
+                mem.give(int(room[:n].sum()))
         n = int(min(len(sts), max(int(mem) // max(int(room.max()), 1), 0)))
+        return self._relay_chunks(task, sts[:n], band, room[:n], held) + [None] * (len(sts) - n)
+
+    def _relay_chunks(self, task, sts, band, room, held):
+        """:meth:`relay_chunks` for the chunks ``sts`` that run, each with its ``room`` of traceback bytes."""
+        cp = self.cp
+        n = len(sts)
         if n == 0:
-            return [None] * len(sts)
-        sts, ads, room = sts[:n], ads[:n], room[:n]
+            return []
+        ads = sts[:, 3] - sts[:, 1]
         i0, s, d_check = sts[:, 0], sts[:, 1], sts[:, 2]
         j0 = s - i0
         # the side's task moved to each seed cell: letters, lengths, barrier and wall origins shift
@@ -524,7 +544,7 @@ class DeviceRunner:
             st_n[cg.ST_NTB] = nbytes[x]
             out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n, f + int(s[x])))
         _BLOCKS.give(cp, temp)
-        return out + [None] * (len(starts) - n)
+        return out
 
     def _pinned(self, shape, dtype, slot):
         """A host array in pinned memory kept for ``slot``, valid until the slot's next use.
@@ -609,6 +629,50 @@ def _warp_shape(kernel, band, attributes):
         if tpb * fit > best[0] * best[1]:
             best = (tpb, fit)
     return best[0], max(1, best[1]) * attributes["MultiProcessorCount"]
+
+
+class RelayShare:
+    """The device memory of a batch of relayed sides, granted as each side's chunks ask for it.
+
+    The sides of a batch run at once, and most end within their first chunk
+    while one may run for megabases: an even split let the longest side of
+    E. coli run only 19 of its 32 chunks, and a second round then led on the
+    host. Here a side takes the chunks its call asks for (in their order,
+    the lead first) while the memory lasts, less one chunk's room kept for
+    each side that has not asked yet, so that every side runs at least its
+    first chunk on the device. What it took comes back when its chunks'
+    bytes are on the host. Only the speed depends on who gets what.
+
+    Parameters
+    ----------
+    total : int
+        Bytes for the chunks' tracebacks of all the batch's sides.
+    sides : int
+        Sides that will ask.
+    first_room : int
+        The room of one chunk kept for each side yet to ask.
+    """
+
+    def __init__(self, total, sides, first_room):
+        self.left = int(total)
+        self.waiting = int(sides)
+        self.first_room = int(first_room)
+        self._lock = threading.Lock()
+
+    def take(self, room, first):
+        """How many of the chunks with these ``room`` bytes each (in order) may run; their bytes are taken."""
+        with self._lock:
+            if first and self.waiting > 0:
+                self.waiting -= 1
+            avail = self.left - self.waiting * self.first_room
+            n = int(np.searchsorted(np.cumsum(room), avail, side="right"))
+            self.left -= int(room[:n].sum())
+            return n
+
+    def give(self, nbytes):
+        """Bytes taken come back."""
+        with self._lock:
+            self.left += int(nbytes)
 
 
 class _HostBlocks:
