@@ -124,6 +124,61 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
     assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0
 
 
+class _Elsewhere:
+    """A chunk's bytes in a buffer shared by its call's chunks, walked by ``trace_split`` (the device's way, here)."""
+
+    def __init__(self, buf, start, frame, stretch, above):
+        self.buf, self.start, self.frame, self.stretch, self.above = buf, start, frame, stretch, above
+
+    def trace(self, pieces, i, j, state):
+        tables = relay.split_tables(pieces, i, j)
+        if tables is None:
+            return np.zeros(0, np.uint8), i, j, state
+        d0, off, lo, wid = tables
+        tA, T0, qA, Q0 = self.frame
+        cols, i, j, state, steps = relay.trace_split(self.buf, off, lo, wid, d0, i, j, state, self.stretch,
+                                                     self.above, tA, T0, -1, qA, Q0, 1)
+        _Elsewhere.steps += steps
+        _Elsewhere.columns += len(cols)
+        return cols, i, j, state
+
+
+@pytest.mark.parametrize("stretch, above", [(256, 128), (64, 0), (5000, 10)])
+@pytest.mark.parametrize("seed", range(4))
+def test_relay_pieces_traced_elsewhere_equal_sequential(seed, stretch, above):
+    """Chunks whose bytes stay elsewhere, traced there in stretches walked ahead (``trace_split``), give ydrop_one_side's columns.
+
+    The walks ahead start ``above`` anti-diagonals over their stretch (0: on it, off the path
+    most often); the path's own walk takes their columns where it meets them, and walks the
+    rest itself. A stretch longer than the side is one walk from the entry.
+    """
+    dp, width, ref = _similar_side(np.random.default_rng(500 + seed), 16000, [0.01, 0.04][seed % 2],
+                                   [0.0, 0.002][seed % 2])
+    sc = lastz_scoring()
+    flat = G._flat_matrix(sc.matrix)
+    sweep_dp = dp[:6] + (flat, np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend)) + dp[9:]
+    work = np.empty((8, width), np.int32)
+    frame = (dp[0], dp[1], dp[3], dp[4])
+
+    def chunks(starts, width):
+        got = [relay.speculative_chunk(sweep_dp, work, *a) for a in starts]
+        ends = np.cumsum([0] + [int(g[1][G.ST_NTB]) if g is not None else 0 for g in got])
+        buf = np.concatenate([g[2][:int(g[1][G.ST_NTB])] for g in got if g is not None] + [np.zeros(1, np.uint8)])
+        return [None if g is None else g[:2] + (_Elsewhere(buf, int(ends[x]), frame, stretch, above),) + g[3:]
+                for x, g in enumerate(got)]
+
+    _Elsewhere.steps = _Elsewhere.columns = 0
+    stats = {}
+    with ThreadPoolExecutor(1) as pool:
+        got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32)], chunk=1000, warm=900, stats=stats,
+                               chunks=chunks, per_round=8)
+    assert tuple(got[:4]) == tuple(ref[:4])
+    assert np.array_equal(got[4], ref[4])
+    assert stats["relay_taken"] > 0 and _Elsewhere.columns > 0
+    if stretch == 256:
+        assert _Elsewhere.steps < _Elsewhere.columns / 4      # most columns come from the walks ahead
+
+
 @pytest.mark.parametrize("guess", ["best", "off", "outside"])
 @pytest.mark.parametrize("seed", range(6))
 def test_traceback_walked_ahead_equals_sequential(seed, guess, monkeypatch):

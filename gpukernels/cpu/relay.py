@@ -379,6 +379,108 @@ def trace_merge(tb, tb_off, tb_lo, d_from, i, j, state, ops, n, t, t_base, t_ste
     return n, i, j, state
 
 
+@njit(cache=True, nogil=True)
+def trace_split(tb, off, lo, wid, d0, i, j, state, stretch, above, t, t_base, t_step, q, q_base, q_step):
+    """The traceback walk over anti-diagonals ``d0 .. i + j`` in stretches walked ahead: the device's way, here.
+
+    The twin of kernels ``relay_walk_ahead`` and ``relay_walk_join``
+    (``cuda/gapped.cu``, where the chunks' bytes stay on the device): the
+    table is one piece, anti-diagonal d's first byte ``off[d - d0]``, first
+    cell ``lo[d - d0]`` and cell count ``wid[d - d0]``. Each stretch of
+    ``stretch`` anti-diagonals is first walked from a guess (the entry
+    itself when it lies within ``above`` anti-diagonals, else the middle
+    cell ``above`` anti-diagonals higher, in state 0), marking where it
+    stood; the path's own walk from the entry ``(i, j, state)`` then takes a
+    walk's columns from where it stands as that walk stood (a step depends
+    on the cell and state only). Returns the columns (last first), the cell
+    and state where the walk left anti-diagonal ``d0``, and the steps the
+    path's own walk took (the rest were taken from the walks ahead).
+    """
+    d1 = i + j
+    n_ad = d1 - d0 + 1
+    nst = (n_ad + stretch - 1) // stretch
+    mark = np.empty(n_ad, dtype=np.int64)
+    mark_n = np.empty(n_ad, dtype=np.int64)
+    gops = np.empty(nst * stretch, dtype=np.uint8)
+    exits = np.zeros((nst, 5), dtype=np.int64)
+    for s in range(nst):
+        a = d0 + s * stretch
+        b = min(a + stretch - 1, d1)
+        mark[a - d0:b - d0 + 1] = -1
+        wi, wj, ws = i, j, state
+        if b + above < d1:
+            x = b + above - d0
+            wi = lo[x] + wid[x] // 2
+            wj = b + above - wi
+            ws = 0
+        n, ok = 0, 1
+        g = gops[s * stretch:]
+        while wi > 0 or wj > 0:
+            d = wi + wj
+            if d < a:
+                break
+            x = d - d0
+            c = wi - lo[x]
+            if wi < 0 or wj < 0 or c < 0 or c >= wid[x]:
+                ok = 0
+                break
+            if d <= b:
+                mark[x] = 4 * wi + ws
+                mark_n[x] = n
+                wi, wj, ws, n = trace_step(tb[off[x] + c], wi, wj, ws, g, n, t, t_base, t_step, q, q_base, q_step)
+            else:
+                wi, wj, ws, _ = trace_step(tb[off[x] + c], wi, wj, ws, g, n, t, t_base, t_step, q, q_base, q_step)
+        exits[s, 0], exits[s, 1], exits[s, 2], exits[s, 3], exits[s, 4] = wi, wj, ws, n, ok
+    ops = np.empty(n_ad, dtype=np.uint8)
+    n, steps = 0, 0
+    while (i > 0 or j > 0) and i + j >= d0:
+        x = i + j - d0
+        s = x // stretch
+        if mark[x] == 4 * i + state and exits[s, 4]:
+            m = exits[s, 3] - mark_n[x]
+            ops[n:n + m] = gops[s * stretch + mark_n[x]:s * stretch + exits[s, 3]]
+            n += m
+            i, j, state = exits[s, 0], exits[s, 1], exits[s, 2]
+            continue
+        i, j, state, n = trace_step(tb[off[x] + i - lo[x]], i, j, state, ops, n, t, t_base, t_step, q, q_base, q_step)
+        steps += 1
+    return ops[:n], i, j, state, steps
+
+
+def _elsewhere(tb):
+    """Whether a piece's bytes stay elsewhere (the device), walked there: not an array but an object with ``buf``, ``start`` and ``trace``.
+
+    ``trace(pieces, i, j, state)`` walks the run of pieces that share its
+    ``buf`` (consecutive, along the side) from cell ``(i, j)`` in ``state``
+    and returns the columns, last first, and the cell and state where it
+    left them, as :func:`traceback_steps` over each would.
+    """
+    return not isinstance(tb, np.ndarray)
+
+
+def split_tables(pieces, i, j):
+    """One table over a run of consecutive pieces whose bytes share a buffer, for a walk from cell ``(i, j)``.
+
+    Each piece ``(tb, off, lo, d_from, d_to, end, ...)`` holds its
+    anti-diagonals ``d_from..d_to``, its bytes from ``tb.start`` in the
+    buffer (``end`` of them). Returns the first anti-diagonal d0 and, for
+    anti-diagonals d0 to ``i + j``, the first byte, first cell and cell count
+    of each (for :func:`trace_split` and its kernels); None where the walk
+    takes no step there.
+    """
+    d0 = int(pieces[0][3])
+    if i + j < d0 or (i == 0 and j == 0):
+        return None
+    for a, b in zip(pieces, pieces[1:]):
+        if b[3] != a[4] + 1:
+            raise ValueError("relay pieces are not consecutive")
+    n_ad = i + j - d0 + 1
+    off = np.concatenate([p[1][:p[4] - p[3] + 1] + p[0].start for p in pieces])[:n_ad].astype(np.int64)
+    lo = np.concatenate([p[2][:p[4] - p[3] + 1] for p in pieces])[:n_ad].astype(np.int32)
+    wid = np.concatenate([np.diff(p[1][:p[4] - p[3] + 1], append=p[5]) for p in pieces])[:n_ad].astype(np.int32)
+    return d0, off, lo, wid
+
+
 def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
     """The columns to cell ``(bi, bj)``, and the anti-diagonal tables of the chunks in one piece.
 
@@ -394,20 +496,33 @@ def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
     pieces = [p for p in pieces if p[3] <= p[4]]
     dlast = pieces[-1][4]
     ops = np.empty(bi + bj, dtype=np.uint8)
-    ahead = [k for k, p in enumerate(pieces) if p[4] < bi + bj and p[6] >= 0 and p[4] - p[3] >= AHEAD_MIN]
+    ahead = [k for k, p in enumerate(pieces) if p[4] < bi + bj and p[6] >= 0 and p[4] - p[3] >= AHEAD_MIN
+             and not _elsewhere(p[0])]
     if pool is None or len(ahead) < 2:
         ahead = []
     ahead = {k: pool.submit(trace_ahead, *pieces[k][:4], pieces[k][5], pieces[k][6], tA, T0, -1, qA, Q0, 1)
              for k in ahead}
     n, i, j, state = 0, bi, bj, 0
-    for k in range(len(pieces) - 1, -1, -1):
+    k = len(pieces) - 1
+    while k >= 0:
         p_tb, p_off, p_lo, d_from = pieces[k][:4]
+        if _elsewhere(p_tb):
+            # the run of pieces whose bytes share one buffer elsewhere, walked there
+            k0 = k
+            while k0 > 0 and _elsewhere(pieces[k0 - 1][0]) and pieces[k0 - 1][0].buf is p_tb.buf:
+                k0 -= 1
+            cols, i, j, state = p_tb.trace(pieces[k0:k + 1], i, j, state)
+            ops[n:n + len(cols)] = cols
+            n += len(cols)
+            k = k0 - 1
+            continue
         walked = ahead[k].result() if k in ahead else None
         if walked is not None and walked[0]:
             n, i, j, state = trace_merge(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1,
                                          *walked[1:])
         else:
             n, i, j, state = traceback_steps(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1)
+        k -= 1
     off = np.empty(dlast + 2, dtype=np.int64)
     lo = np.empty(dlast + 2, dtype=np.int64)
     at = 0

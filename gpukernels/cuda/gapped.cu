@@ -634,6 +634,119 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
     lens[task] = n;
 }
 
+// The traceback of a relayed side over its chunks' bytes left on the device (gpu/runner.relay_trace; the
+// host's twin is cpu/relay.trace_split). The side's anti-diagonals D0..D1 sit in one table indexed d - D0:
+// the first byte off, first cell lo and cells wid of each. The path enters at cell (i, j), i + j = D1, in
+// state st. The anti-diagonals are cut into stretches of S.
+//
+// relay_walk_ahead: thread s walks stretch s (anti-diagonals D0 + s S to D0 + (s + 1) S - 1) as the
+//   traceback does, from a guess: the entry for a stretch within W anti-diagonals of it, else the middle
+//   cell of the anti-diagonal W above the stretch, in state 0 (a walk that starts off the path soon runs into
+//   it: along a long alignment, the cells beside the path trace back to it). Within its stretch it marks,
+//   per anti-diagonal, where it stood (4 i + state; -1 where it stepped over) and the columns it had written
+//   before, writes its columns to gops from s S, and where it leaves the stretch (exits: i, j, state,
+//   columns, ok). A walk that meets a cell the chunks did not compute gives up (ok 0).
+// relay_walk_join: thread 0 walks the path from the entry. Where it stands where a walk ahead stood, in the
+//   same state, the rest of that stretch is that walk's (a step depends on the cell and state only): it
+//   records those columns for the copy and goes on from that walk's exit. Elsewhere it steps itself. Then the
+//   block copies the recorded columns. The columns are the traceback's, last first (result: their count and
+//   the cell and state where the walk left anti-diagonal D0, for the pieces before).
+__device__ __forceinline__ int trace_col(unsigned char byte, long long& i, long long& j, int& st,
+                                         const unsigned char* __restrict__ t, long long tbase, long long tstep,
+                                         const unsigned char* __restrict__ q, long long qbase, long long qstep)
+{
+    if (st == 0) {
+        const int src = byte & 3;
+        if (src == 0) {
+            const unsigned char tc = t[tbase + tstep * j], qc = q[qbase + qstep * i];
+            --i; --j;
+            return (tc == qc && tc < 4) ? 0 : 1;
+        }
+        st = src;
+    }
+    if (st == 1) { --j; st = (byte & 4) ? 1 : 0; return 3; }
+    --i; st = (byte & 8) ? 2 : 0; return 2;
+}
+
+extern "C" __global__ void relay_walk_ahead(long long D0, long long D1, int S, int W, int nst,
+                                            const unsigned char* __restrict__ tb, const long long* __restrict__ off,
+                                            const int* __restrict__ lo, const int* __restrict__ wid,
+                                            const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                            long long tbase, long long tstep, long long qbase, long long qstep,
+                                            long long i_in, long long j_in, int st_in, long long* __restrict__ mark,
+                                            int* __restrict__ mark_n, unsigned char* __restrict__ gops,
+                                            long long* __restrict__ exits)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nst) return;
+    const long long a = D0 + (long long)s * S;
+    const long long b = min(a + S - 1, D1);
+    for (long long d = a; d <= b; ++d) mark[d - D0] = -1;
+    long long i = i_in, j = j_in;
+    int st = st_in;
+    if (b + W < D1) {
+        const long long x = b + W - D0;
+        i = lo[x] + wid[x] / 2;
+        j = b + W - i;
+        st = 0;
+    }
+    int n = 0, ok = 1;
+    unsigned char* g = gops + (long long)s * S;
+    while (i > 0 || j > 0) {
+        const long long d = i + j;
+        if (d < a) break;
+        const long long x = d - D0;
+        const long long c = i - lo[x];
+        if (i < 0 || j < 0 || c < 0 || c >= wid[x]) { ok = 0; break; }
+        const bool own = d <= b;
+        if (own) { mark[x] = 4 * i + st; mark_n[x] = n; }
+        const int col = trace_col(tb[off[x] + c], i, j, st, t, tbase, tstep, q, qbase, qstep);
+        if (own) g[n++] = (unsigned char)col;
+    }
+    long long* e = exits + 5LL * s;
+    e[0] = i; e[1] = j; e[2] = st; e[3] = n; e[4] = ok;
+}
+
+extern "C" __global__ void relay_walk_join(long long D0, int S, const unsigned char* __restrict__ tb,
+                                           const long long* __restrict__ off, const int* __restrict__ lo,
+                                           const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                           long long tbase, long long tstep, long long qbase, long long qstep,
+                                           long long i_in, long long j_in, int st_in,
+                                           const long long* __restrict__ mark, const int* __restrict__ mark_n,
+                                           const unsigned char* __restrict__ gops,
+                                           const long long* __restrict__ exits, long long* __restrict__ segs,
+                                           unsigned char* __restrict__ out, long long* __restrict__ result)
+{
+    __shared__ long long nseg_all;
+    if (threadIdx.x == 0) {
+        long long i = i_in, j = j_in, n = 0, nseg = 0, steps = 0;
+        int st = st_in;
+        while ((i > 0 || j > 0) && i + j >= D0) {
+            const long long x = i + j - D0;
+            const long long* e = exits + 5LL * (x / S);
+            if (mark[x] == 4 * i + st && e[4]) {
+                const long long m = e[3] - mark_n[x];
+                segs[3 * nseg] = (x / S) * S + mark_n[x];
+                segs[3 * nseg + 1] = n;
+                segs[3 * nseg + 2] = m;
+                ++nseg;
+                n += m;
+                i = e[0]; j = e[1]; st = (int)e[2];
+                continue;
+            }
+            out[n++] = (unsigned char)trace_col(tb[off[x] + i - lo[x]], i, j, st, t, tbase, tstep, q, qbase, qstep);
+            ++steps;
+        }
+        result[0] = n; result[1] = i; result[2] = j; result[3] = st; result[4] = steps; result[5] = nseg;
+        nseg_all = nseg;
+    }
+    __syncthreads();
+    for (long long k = 0; k < nseg_all; ++k) {
+        const long long from = segs[3 * k], at = segs[3 * k + 1], m = segs[3 * k + 2];
+        for (long long b = threadIdx.x; b < m; b += blockDim.x) out[at + b] = gops[from + b];
+    }
+}
+
 // The rows at the best kept in arena slots (dump_state's form, rows of w + 2 ints), packed for one
 // copy to the host, one block per slot: slot slots[k]'s header and the first n ints of each of its
 // four rows (n its header's width, [11]) go to out from at[k] (-1: the slot holds none). Most of a

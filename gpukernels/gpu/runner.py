@@ -32,6 +32,13 @@ WIDE_THREADS = 384
 #: threads of the block that runs one relay chunk (``ydrop_chunk``; a chunk of 74k anti-diagonals, about
 #: 120 cells wide, took 50 ms with 128 against 58, 54, 68 and 95 ms with 384, 256, 64 and 32, H200)
 CHUNK_THREADS = 128
+#: a relayed side's traceback runs on the device, over its chunks' bytes left there (kernels
+#: ``relay_walk_ahead`` and ``relay_walk_join``), instead of copying the bytes to the host (240 MB
+#: for E. coli's 2 Mb side, which held up the walk's start)
+RELAY_DEVICE_TRACE = True
+#: anti-diagonals of a stretch walked ahead by one thread, and how far above it the walk starts
+RELAY_STRETCH = 2048
+RELAY_ABOVE = 1024
 #: the largest band buffer tried by ``ydrop_wide`` (smaller where shared memory is short)
 WIDE_BAND = 1 << 13
 #: bytes of the substitution matrix at the base of the y-drop kernels' dynamic shared memory (64 ints,
@@ -133,6 +140,8 @@ class DeviceRunner:
         self._pack = get_kernel("gapped", "ydrop_pack")
         self._trace = get_kernel("gapped", "ydrop_trace")
         self._rows_pack = get_kernel("gapped", "rows_pack")
+        self._walk_ahead = get_kernel("gapped", "relay_walk_ahead")
+        self._walk_join = get_kernel("gapped", "relay_walk_join")
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -422,24 +431,31 @@ class DeviceRunner:
         cp = self.cp
         caller, device = cp.cuda.get_current_stream(), cp.cuda.Device().id
         held = []       # pinned blocks holding the chunks' traceback bytes, until release()
+        on_device = []  # device buffers holding them instead (RELAY_DEVICE_TRACE), until release()
         calls = []
 
         def chunks(starts, lead_width):
             with own_stream(device) as stream:
                 stream.wait_event(caller.record())
                 calls.append(1)
-                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), mem, held,
-                                         first=len(calls) == 1)
+                room = mem
+                if not isinstance(mem, RelayShare):
+                    room = max(int(mem) - sum(b.nbytes for b in on_device), 0)
+                return self.relay_chunks(task, starts, max(int(width), int(lead_width)), room, held,
+                                         first=len(calls) == 1, on_device=on_device)
 
         def release():
             """The side is done with its chunks' bytes: their blocks go back for later calls."""
             with cp.cuda.Device(device):
                 _BLOCKS.give(cp, held)
+            if isinstance(mem, RelayShare):
+                mem.give(sum(b.nbytes for b in on_device))
             held.clear()
+            on_device.clear()
         chunks.release = release
         return chunks
 
-    def relay_chunks(self, task, starts, width, mem, held=None, first=False):
+    def relay_chunks(self, task, starts, width, mem, held=None, first=False, on_device=None):
         """Speculative chunks of one long side as blocks of one launch (kernel ``ydrop_chunk``).
 
         ``task`` is the side's task row (:func:`_tasks_of`); ``starts`` and
@@ -451,6 +467,10 @@ class DeviceRunner:
         a multiprocessor, and a chunk that outgrows it is only a missed
         speculation); as many run as their rooms fit in ``mem`` bytes, or as
         a :class:`RelayShare` grants (``first``: the side's first call).
+        With :data:`RELAY_DEVICE_TRACE` and a list ``on_device``, the
+        chunks' bytes stay on the device in a buffer appended to it (and
+        held in the share until the launcher's release): the pieces' bytes
+        are :class:`DevicePiece` objects, traced back there.
         Returns
         :func:`gpukernels.cpu.relay.speculative_chunk`'s result per chunk, in
         side coordinates, or None where the chunk ended before its check or
@@ -464,15 +484,23 @@ class DeviceRunner:
         room = _up16(ads * band)
         if isinstance(mem, RelayShare):
             n = mem.take(room, first)
+            kept = []
             try:
-                return self._relay_chunks(task, sts[:n], band, room[:n], held) + [None] * (len(sts) - n)
+                return self._relay_chunks(task, sts[:n], band, room[:n], held, kept) + [None] * (len(sts) - n)
             finally:
-                mem.give(int(room[:n].sum()))
+                # the rooms come back; the bytes left on the device stay taken until the release
+                mem.give(int(room[:n].sum()) - sum(b.nbytes for b in kept))
+                if on_device is not None:
+                    on_device.extend(kept)
         n = int(min(len(sts), max(int(mem) // max(int(room.max()), 1), 0)))
-        return self._relay_chunks(task, sts[:n], band, room[:n], held) + [None] * (len(sts) - n)
+        kept = on_device if on_device is not None else []
+        return self._relay_chunks(task, sts[:n], band, room[:n], held, kept) + [None] * (len(sts) - n)
 
-    def _relay_chunks(self, task, sts, band, room, held):
-        """:meth:`relay_chunks` for the chunks ``sts`` that run, each with its ``room`` of traceback bytes."""
+    def _relay_chunks(self, task, sts, band, room, held, on_device):
+        """:meth:`relay_chunks` for the chunks ``sts`` that run, each with its ``room`` of traceback bytes.
+
+        ``on_device``: a list for the device buffer of the chunks' bytes
+        (:data:`RELAY_DEVICE_TRACE`; else they come to the host)."""
         cp = self.cp
         n = len(sts)
         if n == 0:
@@ -519,13 +547,21 @@ class DeviceRunner:
             end = dumps[x, 1]
             base[x] = h_off[adb[x] + first[x]] if first[x] <= end[0] else end[8]
             nbytes[x] = end[8] - base[x]
-        pinned = _BLOCKS.take(cp, int(nbytes.sum()))
-        if held is not None:
-            held.append(pinned)
-        host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=pinned)
         at = np.concatenate([[0], np.cumsum(nbytes)])
-        for x in np.flatnonzero(nbytes):
-            tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
+        if RELAY_DEVICE_TRACE:
+            # the bytes from each check on, packed on the device for the traceback there
+            dev_tb = cp.empty(max(int(nbytes.sum()), 1), dtype=cp.uint8)
+            for x in np.flatnonzero(nbytes):
+                dev_tb[int(at[x]):int(at[x + 1])] = tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])]
+            on_device.append(dev_tb)
+            del tb
+        else:
+            pinned = _BLOCKS.take(cp, int(nbytes.sum()))
+            if held is not None:
+                held.append(pinned)
+            host_tb = np.ndarray((max(int(nbytes.sum()), 1),), dtype=np.uint8, buffer=pinned)
+            for x in np.flatnonzero(nbytes):
+                tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
         out = []
         for x in range(n):
             if not keep[x]:
@@ -534,7 +570,10 @@ class DeviceRunner:
             chk, end = dumps[x]
             a = int(adb[x])
             last = int(end[0])
-            piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
+            if RELAY_DEVICE_TRACE:
+                piece = DevicePiece(self, task, dev_tb, int(at[x]))
+            else:
+                piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
             # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
             f = int(first[x])
             off = h_off[a + f:a + last + 1] - base[x]
@@ -545,6 +584,52 @@ class DeviceRunner:
             out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n, f + int(s[x])))
         _BLOCKS.give(cp, temp)
         return out
+
+    def relay_trace(self, task, pieces, i, j, state):
+        """The traceback walk from cell ``(i, j)`` in ``state`` over a run of relay pieces whose bytes share a device buffer.
+
+        ``task`` is the side's task row (its letters); ``pieces`` are
+        ``cpu/relay``'s, consecutive along the side, their ``tb`` the
+        :class:`DevicePiece` of one buffer. Kernels ``relay_walk_ahead``
+        (stretches of :data:`RELAY_STRETCH` anti-diagonals walked at once)
+        and ``relay_walk_join`` (the path's own walk, taking theirs where it
+        meets them): :func:`gpukernels.cpu.relay.trace_split` on the device.
+        Returns the columns (last first) and the cell and state where the
+        walk left the pieces.
+        """
+        from ..cpu.relay import split_tables
+        cp = self.cp
+        tables = split_tables(pieces, i, j)
+        if tables is None:
+            return np.zeros(0, dtype=np.uint8), i, j, state
+        d0, off, lo, wid = tables
+        n_ad = len(off)
+        nst = (n_ad + RELAY_STRETCH - 1) // RELAY_STRETCH
+        tk = np.asarray(task, dtype=np.int64)
+        tstep, qstep = int(tk[1]), int(tk[4])
+        letters = (self.t, self.q, np.int64(tk[0] - tstep), np.int64(tstep), np.int64(tk[3] - qstep), np.int64(qstep))
+        entry = (np.int64(i), np.int64(j), np.int32(state))
+        with cp.cuda.Device(self.device_id), cp.cuda.Stream(non_blocking=True) as stream:
+            buf = pieces[0][0].buf
+            d_off, d_lo, d_wid = cp.asarray(off), cp.asarray(lo), cp.asarray(wid)
+            mark = cp.empty(n_ad, dtype=cp.int64)
+            mark_n = cp.empty(n_ad, dtype=cp.int32)
+            gops = cp.empty(nst * RELAY_STRETCH, dtype=cp.uint8)
+            exits = cp.empty(5 * nst, dtype=cp.int64)
+            segs = cp.empty(3 * nst, dtype=cp.int64)
+            out = cp.empty(n_ad, dtype=cp.uint8)
+            res = cp.empty(6, dtype=cp.int64)
+            self._walk_ahead(((nst + 127) // 128,), (128,),
+                             (np.int64(d0), np.int64(i + j), np.int32(RELAY_STRETCH), np.int32(RELAY_ABOVE),
+                              np.int32(nst), buf, d_off, d_lo, d_wid, *letters, *entry, mark, mark_n, gops, exits))
+            self._walk_join((1,), (256,), (np.int64(d0), np.int32(RELAY_STRETCH), buf, d_off, d_lo, *letters, *entry,
+                                           mark, mark_n, gops, exits, segs, out, res))
+            self.launches += 2
+            r = res.get()
+            cols = out[:int(r[0])].get()
+            stream.synchronize()
+        self.relay_trace_steps = getattr(self, "relay_trace_steps", 0) + int(r[4])
+        return cols, int(r[1]), int(r[2]), int(r[3])
 
     def _pinned(self, shape, dtype, slot):
         """A host array in pinned memory kept for ``slot``, valid until the slot's next use.
@@ -629,6 +714,22 @@ def _warp_shape(kernel, band, attributes):
         if tpb * fit > best[0] * best[1]:
             best = (tpb, fit)
     return best[0], max(1, best[1]) * attributes["MultiProcessorCount"]
+
+
+class DevicePiece:
+    """A relay chunk's traceback bytes left on the device: ``buf`` from ``start`` (a piece's ``tb`` in ``cpu/relay``).
+
+    ``trace`` walks a run of such pieces that share ``buf`` there
+    (:meth:`DeviceRunner.relay_trace`); ``cpu/relay._traceback`` calls it.
+    """
+
+    __slots__ = ("runner", "task", "buf", "start")
+
+    def __init__(self, runner, task, buf, start):
+        self.runner, self.task, self.buf, self.start = runner, task, buf, start
+
+    def trace(self, pieces, i, j, state):
+        return self.runner.relay_trace(self.task, pieces, i, j, state)
 
 
 class RelayShare:
