@@ -747,6 +747,25 @@ extern "C" __global__ void relay_walk_join(long long D0, int S, const unsigned c
     }
 }
 
+// The table relay_walk_ahead reads (off, lo, wid; rows indexed by side anti-diagonal less the table's first)
+// over the chunks of one relay launch, kept where ydrop_chunk left it: chunk k (blockIdx.y) has nrow own
+// anti-diagonals from table row row0, their rows src.. of tb_off and tb_lo, its cells from byte base on moved
+// to byte at of the packed buffer, its first cell i0 and its last anti-diagonal's end at byte end.
+extern "C" __global__ void relay_tables(const long long* __restrict__ info, const long long* __restrict__ tb_off,
+                                        const int* __restrict__ tb_lo, long long* __restrict__ off,
+                                        int* __restrict__ lo, int* __restrict__ wid)
+{
+    const long long* c = info + 7LL * blockIdx.y;
+    const long long row0 = c[0], nrow = c[1], src = c[2], i0 = c[3], base = c[4], at = c[5], end = c[6];
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrow; r += (long long)gridDim.x * blockDim.x) {
+        const long long o = tb_off[src + r];
+        const long long next = r + 1 < nrow ? tb_off[src + r + 1] : end;
+        off[row0 + r] = o - base + at;
+        lo[row0 + r] = (int)(tb_lo[src + r] + i0);
+        wid[row0 + r] = (int)(next - o);
+    }
+}
+
 // The rows at the best kept in arena slots (dump_state's form, rows of w + 2 ints), packed for one
 // copy to the host, one block per slot: slot slots[k]'s header and the first n ints of each of its
 // four rows (n its header's width, [11]) go to out from at[k] (-1: the slot holds none). Most of a

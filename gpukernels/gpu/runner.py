@@ -142,6 +142,7 @@ class DeviceRunner:
         self._rows_pack = get_kernel("gapped", "rows_pack")
         self._walk_ahead = get_kernel("gapped", "relay_walk_ahead")
         self._walk_join = get_kernel("gapped", "relay_walk_join")
+        self._relay_tables = get_kernel("gapped", "relay_tables")
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -536,8 +537,9 @@ class DeviceRunner:
         r = self._to_host(res, None, temp)
         dumps = self._to_host(dump, None, temp).reshape(n, 2, stride)
         h_lo, h_off = self._to_host(tb_lo, None, temp), self._to_host(tb_off, None, temp)
-        # each chunk's traceback bytes from its check on, in one pinned block (the pieces outlive this
-        # call: ``held``, given back by the launcher's release; pageable copies ran at ~1.4 GB/s)
+        # each chunk's traceback bytes from its check on: packed on the device, or in one pinned block on
+        # the host (the pieces outlive this call: ``on_device`` or ``held``, given back by the launcher's
+        # release; pageable copies ran at ~1.4 GB/s)
         # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
         keep = (r[:, R_STATUS] == 0) & (dumps[:, 0, 0] >= 0) & (dumps[:, 1, 12] >= dumps[:, 1, 0])
         first = d_check - s + 1                         # the chunks' own anti-diagonals after their check
@@ -549,10 +551,22 @@ class DeviceRunner:
             nbytes[x] = end[8] - base[x]
         at = np.concatenate([[0], np.cumsum(nbytes)])
         if RELAY_DEVICE_TRACE:
-            # the bytes from each check on, packed on the device for the traceback there
+            # the bytes from each check on, packed on the device for the traceback there, and the table of
+            # the chunks' own anti-diagonals (rows from the first chunk's check on) that it reads
             dev_tb = cp.empty(max(int(nbytes.sum()), 1), dtype=cp.uint8)
             for x in np.flatnonzero(nbytes):
                 dev_tb[int(at[x]):int(at[x + 1])] = tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])]
+            kx = np.flatnonzero(keep)
+            table = None
+            if len(kx):
+                d_first = int(d_check[0]) + 1
+                last = dumps[kx, 1, 0].astype(np.int64)
+                info = np.stack([d_check[kx] + 1 - d_first, last - first[kx] + 1, adb[kx] + first[kx], i0[kx],
+                                 base[kx], at[kx], dumps[kx, 1, 8]], axis=1).astype(np.int64)
+                rows = int((info[:, 0] + info[:, 1]).max())
+                table = (d_first, cp.empty(rows, dtype=cp.int64), cp.empty(rows, dtype=cp.int32),
+                         cp.empty(rows, dtype=cp.int32))
+                self._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, *table[1:]))
             on_device.append(dev_tb)
             del tb
         else:
@@ -571,7 +585,7 @@ class DeviceRunner:
             a = int(adb[x])
             last = int(end[0])
             if RELAY_DEVICE_TRACE:
-                piece = DevicePiece(self, task, dev_tb, int(at[x]))
+                piece = DevicePiece(self, task, dev_tb, int(at[x]), table)
             else:
                 piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
             # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
@@ -597,13 +611,16 @@ class DeviceRunner:
         Returns the columns (last first) and the cell and state where the
         walk left the pieces.
         """
-        from ..cpu.relay import split_tables
         cp = self.cp
-        tables = split_tables(pieces, i, j)
-        if tables is None:
+        d0 = int(pieces[0][3])
+        if i + j < d0 or (i == 0 and j == 0):
             return np.zeros(0, dtype=np.uint8), i, j, state
-        d0, off, lo, wid = tables
-        n_ad = len(off)
+        for a, b in zip(pieces, pieces[1:]):
+            if b[3] != a[4] + 1:
+                raise ValueError("relay pieces are not consecutive")
+        d_first, t_off, t_lo, t_wid = pieces[0][0].table
+        n_ad = int(i + j - d0 + 1)
+        r0 = d0 - d_first
         nst = (n_ad + RELAY_STRETCH - 1) // RELAY_STRETCH
         tk = np.asarray(task, dtype=np.int64)
         tstep, qstep = int(tk[1]), int(tk[4])
@@ -611,7 +628,7 @@ class DeviceRunner:
         entry = (np.int64(i), np.int64(j), np.int32(state))
         with cp.cuda.Device(self.device_id), cp.cuda.Stream(non_blocking=True) as stream:
             buf = pieces[0][0].buf
-            d_off, d_lo, d_wid = cp.asarray(off), cp.asarray(lo), cp.asarray(wid)
+            d_off, d_lo, d_wid = t_off[r0:r0 + n_ad], t_lo[r0:r0 + n_ad], t_wid[r0:r0 + n_ad]
             mark = cp.empty(n_ad, dtype=cp.int64)
             mark_n = cp.empty(n_ad, dtype=cp.int32)
             gops = cp.empty(nst * RELAY_STRETCH, dtype=cp.uint8)
@@ -723,10 +740,12 @@ class DevicePiece:
     (:meth:`DeviceRunner.relay_trace`); ``cpu/relay._traceback`` calls it.
     """
 
-    __slots__ = ("runner", "task", "buf", "start")
+    __slots__ = ("runner", "task", "buf", "start", "table")
 
-    def __init__(self, runner, task, buf, start):
+    def __init__(self, runner, task, buf, start, table):
         self.runner, self.task, self.buf, self.start = runner, task, buf, start
+        #: the launch's table (first anti-diagonal, off, lo, wid on the device; kernel ``relay_tables``)
+        self.table = table
 
     def trace(self, pieces, i, j, state):
         return self.runner.relay_trace(self.task, pieces, i, j, state)
