@@ -280,8 +280,9 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             d_to = int(st[ST_D])
             # the piece's own anti-diagonals only (the tables are indexed from anti-diagonal t0)
             a, z = max(d_from - t0, 0), max(d_to + 1 - t0, 0)
-            pieces.append((tb, off[a:z].copy(), lo[a:z].copy(), d_from, d_to, int(st[ST_NTB]),
-                           entry_guess(*snap) if snap is not None else -1))
+            # (a piece whose bytes stay elsewhere may keep its tables there too: None)
+            own = (off[a:z].copy(), lo[a:z].copy()) if off is not None else (None, None)
+            pieces.append((tb, *own, d_from, d_to, int(st[ST_NTB]), entry_guess(*snap) if snap is not None else -1))
             cells += int(st[ST_CELLS]) - cells_mark
             best = int(st[ST_BEST]) + frame
             if st[ST_BI] + st[ST_BJ] > checked:
@@ -453,7 +454,9 @@ def _elsewhere(tb):
     ``trace(pieces, i, j, state)`` walks the run of pieces that share its
     ``buf`` (consecutive, along the side) from cell ``(i, j)`` in ``state``
     and returns the columns, last first, and the cell and state where it
-    left them, as :func:`traceback_steps` over each would.
+    left them, as :func:`traceback_steps` over each would. A piece whose
+    tables stay there too holds None for them, and ``tables(d_from, d_to)``
+    brings them.
     """
     return not isinstance(tb, np.ndarray)
 
@@ -526,7 +529,9 @@ def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
     off = np.empty(dlast + 2, dtype=np.int64)
     lo = np.empty(dlast + 2, dtype=np.int64)
     at = 0
-    for _, p_off, p_lo, d_from, d_to, end, _ in pieces:
+    for p_tb, p_off, p_lo, d_from, d_to, end, _ in pieces:
+        if p_off is None:
+            p_off, p_lo = p_tb.tables(d_from, d_to)
         off[d_from:d_to + 1] = p_off - p_off[0] + at
         lo[d_from:d_to + 1] = p_lo
         at += end - p_off[0]

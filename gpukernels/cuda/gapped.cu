@@ -748,9 +748,9 @@ extern "C" __global__ void relay_walk_join(long long D0, int S, const unsigned c
 }
 
 // The table relay_walk_ahead reads (off, lo, wid; rows indexed by side anti-diagonal less the table's first)
-// over the chunks of one relay launch, kept where ydrop_chunk left it: chunk k (blockIdx.y) has nrow own
-// anti-diagonals from table row row0, their rows src.. of tb_off and tb_lo, its cells from byte base on moved
-// to byte at of the packed buffer, its first cell i0 and its last anti-diagonal's end at byte end.
+// over the chunks of one relay launch, whose bytes stay where ydrop_chunk wrote them: chunk k (blockIdx.y) has
+// nrow own anti-diagonals from table row row0, their rows src.. of tb_off and tb_lo, its bytes at byte at of
+// the buffer (its room) less base, its first cell i0 and its last anti-diagonal's end at byte end.
 extern "C" __global__ void relay_tables(const long long* __restrict__ info, const long long* __restrict__ tb_off,
                                         const int* __restrict__ tb_lo, long long* __restrict__ off,
                                         int* __restrict__ lo, int* __restrict__ wid)

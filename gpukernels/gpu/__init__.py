@@ -93,9 +93,16 @@ def clear_cache():
 _URGENT = -(1 << 20)
 
 
+#: own_stream takes its streams from a pool (CuPy's memory pool keeps freed blocks per stream: on a
+#: new stream every allocation is a new cudaMalloc, which the relay's many short calls paid)
+STREAM_POOL = True
+_streams = {}                   # (device, urgent) -> streams not in use
+_streams_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def own_stream(device_id, urgent=True):
-    """Run the block's CuPy work on ``device_id`` in a new non-blocking stream, finished at the end.
+    """Run the block's CuPy work on ``device_id`` in a non-blocking stream of its own, finished at the end.
 
     For a thread that shares the GPU with others: CuPy's default (legacy)
     stream would serialise their kernels, while streams of their own let a
@@ -105,11 +112,27 @@ def own_stream(device_id, urgent=True):
     priority, the others its least, the default: work that others wait on
     goes first (a wave speculated beside the walk is the one that is not
     urgent). CUDA clamps a priority to the device's range, so the greatest
-    is asked for as a very low number (lower numbers go first).
+    is asked for as a very low number (lower numbers go first). The stream
+    is one no other block uses meanwhile, taken from a pool
+    (:data:`STREAM_POOL`) and given back finished, so that the memory its
+    arrays leave in CuPy's pool serves the next block.
     """
     import cupy
+    key = (int(device_id), bool(urgent))
     with cupy.cuda.Device(device_id):
-        stream = cupy.cuda.Stream(non_blocking=True, priority=_URGENT if urgent else 0)
-        with stream:
-            yield stream
-            stream.synchronize()
+        stream = None
+        if STREAM_POOL:
+            with _streams_lock:
+                free = _streams.setdefault(key, [])
+                stream = free.pop() if free else None
+        if stream is None:
+            stream = cupy.cuda.Stream(non_blocking=True, priority=_URGENT if urgent else 0)
+        try:
+            with stream:
+                yield stream
+                stream.synchronize()
+        finally:
+            if STREAM_POOL:
+                stream.synchronize()
+                with _streams_lock:
+                    _streams[key].append(stream)

@@ -536,40 +536,23 @@ class DeviceRunner:
         temp = []
         r = self._to_host(res, None, temp)
         dumps = self._to_host(dump, None, temp).reshape(n, 2, stride)
-        h_lo, h_off = self._to_host(tb_lo, None, temp), self._to_host(tb_off, None, temp)
-        # each chunk's traceback bytes from its check on: packed on the device, or in one pinned block on
-        # the host (the pieces outlive this call: ``on_device`` or ``held``, given back by the launcher's
-        # release; pageable copies ran at ~1.4 GB/s)
-        # valid: band held, the check reached, traced to the end (dump header: 0 d, 12 traced_to)
+        # valid: band held, the check reached, traced to the end (dump header: 0 d, 8 cells, 12 traced_to)
         keep = (r[:, R_STATUS] == 0) & (dumps[:, 0, 0] >= 0) & (dumps[:, 1, 12] >= dumps[:, 1, 0])
         first = d_check - s + 1                         # the chunks' own anti-diagonals after their check
-        base = np.zeros(n, dtype=np.int64)
-        nbytes = np.zeros(n, dtype=np.int64)
-        for x in np.flatnonzero(keep):
-            end = dumps[x, 1]
-            base[x] = h_off[adb[x] + first[x]] if first[x] <= end[0] else end[8]
-            nbytes[x] = end[8] - base[x]
-        at = np.concatenate([[0], np.cumsum(nbytes)])
+        # each chunk's own bytes: from the cells swept by its check (where its first own anti-diagonal's
+        # start), to its end
+        base = np.where(keep & (first <= dumps[:, 1, 0]), dumps[:, 0, 8], dumps[:, 1, 8]).astype(np.int64)
+        nbytes = np.where(keep, dumps[:, 1, 8] - base, 0).astype(np.int64)
         if RELAY_DEVICE_TRACE:
-            # the bytes from each check on, packed on the device for the traceback there, and the table of
-            # the chunks' own anti-diagonals (rows from the first chunk's check on) that it reads
-            dev_tb = cp.empty(max(int(nbytes.sum()), 1), dtype=cp.uint8)
-            for x in np.flatnonzero(nbytes):
-                dev_tb[int(at[x]):int(at[x + 1])] = tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])]
-            kx = np.flatnonzero(keep)
-            table = None
-            if len(kx):
-                d_first = int(d_check[0]) + 1
-                last = dumps[kx, 1, 0].astype(np.int64)
-                info = np.stack([d_check[kx] + 1 - d_first, last - first[kx] + 1, adb[kx] + first[kx], i0[kx],
-                                 base[kx], at[kx], dumps[kx, 1, 8]], axis=1).astype(np.int64)
-                rows = int((info[:, 0] + info[:, 1]).max())
-                table = (d_first, cp.empty(rows, dtype=cp.int64), cp.empty(rows, dtype=cp.int32),
-                         cp.empty(rows, dtype=cp.int32))
-                self._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, *table[1:]))
-            on_device.append(dev_tb)
-            del tb
+            # the bytes stay where the kernel wrote them, for the traceback there (the launcher's release
+            # lets them go), with the table of the chunks' own anti-diagonals that it reads
+            table = _RelayTable(self, keep, d_check, first, dumps, adb, tbb, i0, tb_off, tb_lo)
+            on_device.append(tb)
         else:
+            # in one pinned block on the host (``held``, given back by the launcher's release; pageable
+            # copies ran at ~1.4 GB/s)
+            h_lo, h_off = self._to_host(tb_lo, None, temp), self._to_host(tb_off, None, temp)
+            at = np.concatenate([[0], np.cumsum(nbytes)])
             pinned = _BLOCKS.take(cp, int(nbytes.sum()))
             if held is not None:
                 held.append(pinned)
@@ -584,14 +567,15 @@ class DeviceRunner:
             chk, end = dumps[x]
             a = int(adb[x])
             last = int(end[0])
+            f = int(first[x])
             if RELAY_DEVICE_TRACE:
-                piece = DevicePiece(self, task, dev_tb, int(at[x]), table)
+                # the tables stay on the device too (the relay's pieces then hold None)
+                piece, off, lo = DevicePiece(self, task, tb, int(tbb[x] + base[x]), table), None, None
             else:
                 piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
-            # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
-            f = int(first[x])
-            off = h_off[a + f:a + last + 1] - base[x]
-            lo = h_lo[a + f:a + last + 1].astype(np.int64) + i0[x]
+                # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
+                off = h_off[a + f:a + last + 1] - base[x]
+                lo = h_lo[a + f:a + last + 1].astype(np.int64) + i0[x]
             st_c, snap_c = _chunk_state(chk, int(i0[x]), int(s[x]), band)
             st_n, snap_n = _chunk_state(end, int(i0[x]), int(s[x]), band)
             st_n[cg.ST_NTB] = nbytes[x]
@@ -618,15 +602,17 @@ class DeviceRunner:
         for a, b in zip(pieces, pieces[1:]):
             if b[3] != a[4] + 1:
                 raise ValueError("relay pieces are not consecutive")
-        d_first, t_off, t_lo, t_wid = pieces[0][0].table
+        table = pieces[0][0].table
         n_ad = int(i + j - d0 + 1)
-        r0 = d0 - d_first
+        r0 = d0 - table.d_first
+        t_off, t_lo, t_wid = table.off, table.lo, table.wid
         nst = (n_ad + RELAY_STRETCH - 1) // RELAY_STRETCH
         tk = np.asarray(task, dtype=np.int64)
         tstep, qstep = int(tk[1]), int(tk[4])
         letters = (self.t, self.q, np.int64(tk[0] - tstep), np.int64(tstep), np.int64(tk[3] - qstep), np.int64(qstep))
         entry = (np.int64(i), np.int64(j), np.int32(state))
-        with cp.cuda.Device(self.device_id), cp.cuda.Stream(non_blocking=True) as stream:
+        from . import own_stream
+        with own_stream(self.device_id) as stream:
             buf = pieces[0][0].buf
             d_off, d_lo, d_wid = t_off[r0:r0 + n_ad], t_lo[r0:r0 + n_ad], t_wid[r0:r0 + n_ad]
             mark = cp.empty(n_ad, dtype=cp.int64)
@@ -733,6 +719,46 @@ def _warp_shape(kernel, band, attributes):
     return best[0], max(1, best[1]) * attributes["MultiProcessorCount"]
 
 
+class _RelayTable:
+    """The anti-diagonal table of one relay launch's chunks on the device (kernel ``relay_tables``).
+
+    Rows from the first chunk's check on, one per side anti-diagonal: the
+    byte where it starts in the launch's traceback buffer, its first cell
+    and its cell count, for each kept chunk's own anti-diagonals (the rows
+    of the others are never read: the relay stops at the first chunk that
+    does not take over). :meth:`host` copies them back once, for the
+    side's tables (``cpu/relay._traceback``).
+    """
+
+    def __init__(self, runner, keep, d_check, first, dumps, adb, tbb, i0, tb_off, tb_lo):
+        cp = runner.cp
+        kx = np.flatnonzero(keep)
+        self.d_first = int(d_check[0]) + 1
+        last = dumps[kx, 1, 0].astype(np.int64)
+        info = np.stack([d_check[kx] + 1 - self.d_first, np.maximum(last - first[kx] + 1, 0), adb[kx] + first[kx],
+                         i0[kx], np.zeros(len(kx), np.int64), tbb[kx], dumps[kx, 1, 8]], axis=1).astype(np.int64)
+        rows = max(int((info[:, 0] + info[:, 1]).max()) if len(kx) else 0, 1)
+        self.off = cp.empty(rows, dtype=cp.int64)
+        self.lo = cp.empty(rows, dtype=cp.int32)
+        self.wid = cp.empty(rows, dtype=cp.int32)
+        if len(kx):
+            runner._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, self.off, self.lo,
+                                                         self.wid))
+        self._host = None
+        self._lock = threading.Lock()
+
+    def rows(self, d_from, d_to):
+        """Row slice of side anti-diagonals ``d_from..d_to``."""
+        return slice(d_from - self.d_first, d_to + 1 - self.d_first)
+
+    def host(self):
+        """``(off, lo)`` of every row on the host (copied once)."""
+        with self._lock:
+            if self._host is None:
+                self._host = (self.off.get(), self.lo.get())
+            return self._host
+
+
 class DevicePiece:
     """A relay chunk's traceback bytes left on the device: ``buf`` from ``start`` (a piece's ``tb`` in ``cpu/relay``).
 
@@ -744,8 +770,14 @@ class DevicePiece:
 
     def __init__(self, runner, task, buf, start, table):
         self.runner, self.task, self.buf, self.start = runner, task, buf, start
-        #: the launch's table (first anti-diagonal, off, lo, wid on the device; kernel ``relay_tables``)
+        #: the launch's :class:`_RelayTable`
         self.table = table
+
+    def tables(self, d_from, d_to):
+        """The piece's anti-diagonal table on the host, as ``cpu/relay`` pieces hold it: ``(off, lo)``, offsets from its first byte."""
+        off, lo = self.table.host()
+        rows = self.table.rows(d_from, d_to)
+        return off[rows] - off[rows.start], lo[rows].astype(np.int64)
 
     def trace(self, pieces, i, j, state):
         return self.runner.relay_trace(self.task, pieces, i, j, state)
