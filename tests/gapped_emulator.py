@@ -64,8 +64,12 @@ class EmuRunner:
     def kept_rows(self, slots):
         return _pack_dumps(self.arena[np.asarray(slots, dtype=np.int64)])
 
-    def relay_launcher(self, task, width, mem):
-        """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls."""
+    def no_walls(self):
+        """DeviceRunner's: walls with none set."""
+        return np.zeros_like(self.walls)
+
+    def relay_launcher(self, task, width, mem, walls=None):
+        """The relay's chunks computed here as ``cpu/relay`` computes them, with the emulator's walls (or ``walls``)."""
         t, q = self.t, self.q
         t0, tstep, tn, q0, qstep, qn, bar, wq0, wt0 = (int(x) for x in task)
         if tstep == 1:      # a right side: cpu/gapped.side_frame's placement
@@ -73,7 +77,7 @@ class EmuRunner:
         else:
             frame = (t, t0 + 1, tn, q[::-1].copy(), len(q) - 2 - q0, qn)
         dp = frame + (_flat_matrix(self.matrix.astype(np.int32)), np.int32(self.gap_open + self.gap_ext),
-                      np.int32(self.gap_ext), self.ydrop, bar, self.walls, wq0, wt0, tstep)
+                      np.int32(self.gap_ext), self.ydrop, bar, self.walls if walls is None else walls, wq0, wt0, tstep)
 
         def chunks(starts, width):
             self.launches += 1

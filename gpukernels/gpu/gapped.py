@@ -988,7 +988,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     cycles of each anchor's parts from :data:`H_KEPT` on), unless it is
     big (:func:`_big_dirty`): then the walk stops for a GPU round with the
     walls of now. It stops too at an anchor the inspector abandoned (status
-    5).
+    5), and at one whose long sides are under way beside it (status 6).
     Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
     rows_host, rows_at = held[4], held[5]
@@ -1005,7 +1005,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if kept_path:
             status[a] = 4
             continue
-        if st == 5:
+        if st >= 5:
             return a, ops_all, runs, ents, tb, tb_off, tb_lo
         redo = 3
         if st == 2:
@@ -1347,7 +1347,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         status[idx[status[idx] == 1]] = 3
         trace.append(_trace_row(kind, r, c2 - c1, exec_s))
 
-    def long_on_host(batch):
+    def long_on_host(batch, beside_walk=False):
         """Both sides of the anchors ``batch`` on host threads at once, with the walls of now.
 
         Each anchor was abandoned by the inspector and is still long with the
@@ -1358,9 +1358,22 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         (:func:`gpukernels.cpu.relay.relay_side`): a lead on a host thread,
         speculative chunks on the GPU (:meth:`DeviceRunner.relay_chunks`).
         The results go where the executor's would (status 2, stamped now, with the region each side
-        explored up to its best), so the walk takes and checks them.
+        explored up to its best), so the walk takes and checks them. ``beside_walk``: the walk goes on
+        meanwhile (the batch's anchors wait in status 6, where the walk stops): the results, computed
+        with the walls as they stood at the start and any the walk added since (a wall the DP met is
+        one whose alignment touches the side's region, which the walk's check then finds), are
+        stamped with the start's and published by the returned function, which the walk calls once
+        the batch is done (anchors the walk found on a kept path meanwhile stay skipped).
         """
         nonlocal store, used, relay_pool
+        at = int(cnt[0])
+        side_walls, dev_walls = walls, None
+        if beside_walk:
+            # the walls of its start, none (it starts before the walk keeps anything), on the host and
+            # the device, where the walk adds its own meanwhile
+            if at:
+                raise RuntimeError("a long batch beside the walk must start before the first keep")
+            side_walls, dev_walls = np.zeros_like(walls), runner.no_walls()
         # the chunks on the GPU go on past their checks with the device's walls: those of now
         sync_walls()
         jobs = [(a, right) for a in batch for right in (0, 1)]
@@ -1385,7 +1398,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             shares[job] = works[k:k + 1]
             row = res_all[2 * job[0] + job[1]]
             task = _tasks_of(np.array([job[0]]), anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)[job[1]]
-            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1), relay_mem)
+            launchers[job] = runner.relay_launcher(task, row[R_CELLS] // max(row[R_DIAGS], 1), relay_mem, dev_walls)
         relay_stats = {job: {} for job in shares}
 
         def side(job):
@@ -1395,8 +1408,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]), t_lo[a], t_hi[a], q_lo[a],
                     q_hi[a], self_barrier)
                 try:
-                    out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, walls, wq0, wt0,
-                                     wdir, relay_pool, shares[job], stats=relay_stats[job], chunks=launchers[job],
+                    out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, side_walls, wq0,
+                                     wt0, wdir, relay_pool, shares[job], stats=relay_stats[job], chunks=launchers[job],
                                      per_round=RELAY_CHUNKS)
                 finally:
                     # the chunks' traceback bytes are traced: their pinned blocks serve later batches
@@ -1407,7 +1420,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     w, b1, b2, b3 = mine[slot]
                     out = cg.extend_side(bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]),
                                          t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
-                                         self_barrier, walls, w, b1, b2, b3)
+                                         self_barrier, side_walls, w, b1, b2, b3)
                     mine[slot][1:] = out[5:]
                 finally:
                     free.append(slot)
@@ -1434,12 +1447,20 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             kept.assign(_side_rows(idx), -1)
             trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
             store, used = _store_columns(pieces, idx, ops_idx, store, used)
-            status[idx] = 2
-            stamp[idx] = cnt[0]
-            host[0] += len(idx)
-            host[1] += int(rows[:, R_CELLS].sum())
-            host[8] += len(idx)
             stats["long_batches"] += 1
+
+        def publish():
+            """The batch's results for the walk: stamped with the alignments kept when it started."""
+            with lock:
+                mine = idx[status[idx] != 4] if beside_walk else idx
+                status[mine] = 2
+                stamp[mine] = at
+                host[0] += len(idx)             # (the walk's counters: it stands still meanwhile)
+                host[1] += int(rows[:, R_CELLS].sum())
+                host[8] += len(idx)
+        if not beside_walk:
+            publish()
+        return publish
 
     def start_early(idx):
         """The long anchors among the first wave's ``idx`` (:func:`_early_long`) on a thread of their own, now.
@@ -1471,8 +1492,20 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 long_on_host(batch)
         return early_pool.submit(run)
 
+    def start_beside(batch):
+        """:func:`long_on_host` of ``batch`` on a thread of its own, beside the walk; returns the future of its publish."""
+        if hasattr(runner, "cp"):
+            runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
+
+        def run():
+            from . import own_stream
+            with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
+                return long_on_host(batch, beside_walk=True)
+        return beside_pool.submit(run)
+
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
+    beside_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-abandoned{label}")
     started = last_note = clock()
 
     def held_now():
@@ -1524,6 +1557,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     sel_next = np.empty(n + 1, dtype=np.int64)
     pending = None                          # the next wave: (end of its scan, its speculation)
     early = None                            # the first wave's long anchors (start_early)
+    abandoned = None                        # the first wave's abandoned anchors beside the walk, and their future
     pos = 0
     try:
         while pos < n:
@@ -1538,13 +1572,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 if len(idx):
                     speculate(idx)
                 if early is not None and EARLY_ABANDONED:
-                    # the anchors the first wave abandoned, beside the first batch, before the walk starts
+                    # the anchors the first wave abandoned, beside the first batch and then beside the walk
                     k = _abandoned_batch(idx, sel_early[:stats["early_anchors"]].copy(), max(1, host_threads // 2),
                                          LONG_APART, status, anchor_q, anchor_t, sel_next)
                     if k:
-                        c0 = clock()
-                        long_on_host(sel_next[:k].copy())
-                        stats["long_s"] += clock() - c0
+                        batch = sel_next[:k].copy()
+                        status[batch] = 6
+                        abandoned = (batch, start_beside(batch))
                         stats["early_abandoned"] += k
             else:
                 (end, fut), pending = pending, None
@@ -1571,6 +1605,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     round_cells, held_now())
                 stats["walk_s"] += clock() - c0
                 progress(a)
+                if abandoned is not None and (a == end or status[a] == 6):
+                    # the batch the walk waits for (or that must end with the wave it belongs to)
+                    c0 = clock()
+                    abandoned[1].result()()
+                    abandoned = None
+                    stats["long_s"] += clock() - c0
+                    continue
                 if a == end:
                     break
                 held = held_now()
@@ -1595,7 +1636,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 stats["round_s"] += clock() - c1
             pos = end
     finally:
+        if abandoned is not None:
+            abandoned[1].exception()        # done before the arrays it writes go
         early_pool.shutdown()
+        beside_pool.shutdown()
         if background is not None:
             background.shutdown()
         if relay_pool is not None:
