@@ -125,12 +125,32 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
 
 
 class _Elsewhere:
-    """A chunk's bytes in a buffer shared by its call's chunks, walked by ``trace_split`` (the device's way, here)."""
+    """A chunk's bytes in a buffer shared by its call's chunks, walked by ``trace_split`` (the device's way, here).
 
-    def __init__(self, buf, start, frame, stretch, above):
+    ``chunks``: each chunk of the buffer as (first and last own anti-diagonal, start in the buffer,
+    tables indexed by anti-diagonal, bytes), for :meth:`tables` where the pieces leave them here.
+    """
+
+    def __init__(self, buf, start, frame, stretch, above, chunks):
         self.buf, self.start, self.frame, self.stretch, self.above = buf, start, frame, stretch, above
+        self.chunks = chunks
+
+    def tables(self, d_from, d_to):
+        off, lo = [], []
+        for d in range(d_from, d_to + 1):
+            lo_d, hi_d, start, c_off, c_lo, nbytes = next(c for c in self.chunks if c[0] <= d <= c[1])
+            off.append(start + c_off[d])
+            lo.append(c_lo[d])
+        last = next(c for c in self.chunks if c[0] <= d_to <= c[1])
+        return np.array(off) - off[0], np.array(lo), last[2] + last[5] - off[0]
+
+    def own_tables(self, piece):
+        """A piece as the relay holds it with its tables here: offsets from its own first byte."""
+        c = next(c for c in self.chunks if c[0] == piece[3])
+        return piece[:1] + (c[3][piece[3]:piece[4] + 1], c[4][piece[3]:piece[4] + 1]) + piece[3:]
 
     def trace(self, pieces, i, j, state):
+        pieces = [p if p[1] is not None else self.own_tables(p) for p in pieces]
         tables = relay.split_tables(pieces, i, j)
         if tables is None:
             return np.zeros(0, np.uint8), i, j, state
@@ -143,14 +163,16 @@ class _Elsewhere:
         return cols, i, j, state
 
 
+@pytest.mark.parametrize("tables_there", [False, True])
 @pytest.mark.parametrize("stretch, above", [(256, 128), (64, 0), (5000, 10)])
 @pytest.mark.parametrize("seed", range(4))
-def test_relay_pieces_traced_elsewhere_equal_sequential(seed, stretch, above):
+def test_relay_pieces_traced_elsewhere_equal_sequential(seed, stretch, above, tables_there):
     """Chunks whose bytes stay elsewhere, traced there in stretches walked ahead (``trace_split``), give ydrop_one_side's columns.
 
     The walks ahead start ``above`` anti-diagonals over their stretch (0: on it, off the path
     most often); the path's own walk takes their columns where it meets them, and walks the
-    rest itself. A stretch longer than the side is one walk from the entry.
+    rest itself. A stretch longer than the side is one walk from the entry. With ``tables_there``
+    the pieces leave their tables there too, and the side's tables come from runs of them.
     """
     dp, width, ref = _similar_side(np.random.default_rng(500 + seed), 16000, [0.01, 0.04][seed % 2],
                                    [0.0, 0.002][seed % 2])
@@ -164,8 +186,17 @@ def test_relay_pieces_traced_elsewhere_equal_sequential(seed, stretch, above):
         got = [relay.speculative_chunk(sweep_dp, work, *a) for a in starts]
         ends = np.cumsum([0] + [int(g[1][G.ST_NTB]) if g is not None else 0 for g in got])
         buf = np.concatenate([g[2][:int(g[1][G.ST_NTB])] for g in got if g is not None] + [np.zeros(1, np.uint8)])
-        return [None if g is None else g[:2] + (_Elsewhere(buf, int(ends[x]), frame, stretch, above),) + g[3:]
-                for x, g in enumerate(got)]
+        kept = [(a[2] + 1, int(g[1][G.ST_D]), int(ends[x]), g[3], g[4], int(g[1][G.ST_NTB]))
+                for x, (a, g) in enumerate(zip(starts, got)) if g is not None]
+        out = []
+        for x, g in enumerate(got):
+            if g is None:
+                out.append(None)
+                continue
+            there = _Elsewhere(buf, int(ends[x]), frame, stretch, above, kept)
+            tables = (None, None) if tables_there else g[3:5]
+            out.append(g[:2] + (there,) + tables + g[5:])
+        return out
 
     _Elsewhere.steps = _Elsewhere.columns = 0
     stats = {}

@@ -456,7 +456,9 @@ def _elsewhere(tb):
     and returns the columns, last first, and the cell and state where it
     left them, as :func:`traceback_steps` over each would. A piece whose
     tables stay there too holds None for them, and ``tables(d_from, d_to)``
-    brings them.
+    brings those of the run of such pieces over anti-diagonals ``d_from..d_to``
+    (offsets from the run's first byte, as if its pieces lay end to end,
+    first cells, and the bytes of them all).
     """
     return not isinstance(tb, np.ndarray)
 
@@ -529,9 +531,16 @@ def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
     off = np.empty(dlast + 2, dtype=np.int64)
     lo = np.empty(dlast + 2, dtype=np.int64)
     at = 0
-    for p_tb, p_off, p_lo, d_from, d_to, end, _ in pieces:
+    k = 0
+    while k < len(pieces):
+        p_tb, p_off, p_lo, d_from, d_to, end, _ = pieces[k]
+        k += 1
         if p_off is None:
-            p_off, p_lo = p_tb.tables(d_from, d_to)
+            # tables elsewhere: the run of pieces that share them, brought at once
+            while k < len(pieces) and pieces[k][1] is None and pieces[k][0].buf is p_tb.buf:
+                d_to = pieces[k][4]
+                k += 1
+            p_off, p_lo, end = p_tb.tables(d_from, d_to)
         off[d_from:d_to + 1] = p_off - p_off[0] + at
         lo[d_from:d_to + 1] = p_lo
         at += end - p_off[0]

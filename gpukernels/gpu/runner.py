@@ -739,8 +739,8 @@ class _RelayTable:
     byte where it starts in the launch's traceback buffer, its first cell
     and its cell count, for each kept chunk's own anti-diagonals (the rows
     of the others are never read: the relay stops at the first chunk that
-    does not take over). :meth:`host` copies them back once, for the
-    side's tables (``cpu/relay._traceback``).
+    does not take over). :meth:`side_tables` brings a run of them to the
+    host, for the side's tables (``cpu/relay._traceback``).
     """
 
     def __init__(self, runner, keep, d_check, first, dumps, adb, tbb, i0, tb_off, tb_lo):
@@ -758,24 +758,31 @@ class _RelayTable:
             runner._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, self.off, self.lo,
                                                          self.wid))
         self._runner = runner
-        self._host = None
-        self._lock = threading.Lock()
 
     def rows(self, d_from, d_to):
         """Row slice of side anti-diagonals ``d_from..d_to``."""
         return slice(d_from - self.d_first, d_to + 1 - self.d_first)
 
-    def host(self):
-        """``(off, lo)`` of every row on the host (copied once)."""
-        with self._lock:
-            if self._host is None:
-                # through pinned blocks (pageable copies ran at ~1.4 GB/s)
-                temp = []
-                with self._runner.cp.cuda.Device(self._runner.device_id):
-                    self._host = (self._runner._to_host(self.off, None, temp).copy(),
-                                  self._runner._to_host(self.lo, None, temp).copy())
-                    _BLOCKS.give(self._runner.cp, temp)
-            return self._host
+    def side_tables(self, d_from, d_to):
+        """The side's table over anti-diagonals ``d_from..d_to`` on the host, as ``cpu/relay`` pieces hold it.
+
+        Returns each anti-diagonal's byte offset from the first one's start
+        (the bytes of a run of chunks counted as if they lay end to end: a
+        prefix sum of the cell counts, on the device), its first cell, and
+        the bytes of them all. Two copies back, through pinned blocks.
+        """
+        from . import own_stream
+        cp = self._runner.cp
+        rows = self.rows(d_from, d_to)
+        temp = []
+        with own_stream(self._runner.device_id):
+            ends = cp.cumsum(self.wid[rows], dtype=cp.int64)
+            h_ends = self._runner._to_host(ends, None, temp)
+            off = np.concatenate([[0], h_ends[:-1]])
+            lo = self._runner._to_host(self.lo[rows], None, temp).astype(np.int64)
+            total = int(h_ends[-1]) if len(h_ends) else 0
+            _BLOCKS.give(cp, temp)
+        return off, lo, total
 
 
 class DevicePiece:
@@ -793,10 +800,8 @@ class DevicePiece:
         self.table = table
 
     def tables(self, d_from, d_to):
-        """The piece's anti-diagonal table on the host, as ``cpu/relay`` pieces hold it: ``(off, lo)``, offsets from its first byte."""
-        off, lo = self.table.host()
-        rows = self.table.rows(d_from, d_to)
-        return off[rows] - off[rows.start], lo[rows].astype(np.int64)
+        """:meth:`_RelayTable.side_tables` of the run of pieces over side anti-diagonals ``d_from..d_to``."""
+        return self.table.side_tables(d_from, d_to)
 
     def trace(self, pieces, i, j, state):
         return self.runner.relay_trace(self.task, pieces, i, j, state)
