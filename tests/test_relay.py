@@ -38,6 +38,16 @@ def _similar_side(rng, n_max, rate, wall_rate):
     return dp, width, ref
 
 
+def _side_and_sweep(seed):
+    """:func:`_similar_side` (16 kb at most; 1 % or 4 % diverged, and walls, by the seed's parity) and the
+    arguments :func:`relay.speculative_chunk` passes ``ydrop_sweep`` for it."""
+    dp, width, ref = _similar_side(np.random.default_rng(seed), 16000, [0.01, 0.04][seed % 2], [0.0, 0.002][seed % 2])
+    sc = lastz_scoring()
+    flat = G._flat_matrix(sc.matrix)
+    sweep_dp = dp[:6] + (flat, np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend)) + dp[9:]
+    return dp, width, ref, sweep_dp
+
+
 @pytest.mark.parametrize("warm", [900, 10])
 @pytest.mark.parametrize("seed", range(8))
 def test_relay_equals_sequential_sweep(seed, warm):
@@ -101,11 +111,7 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
     callback's chunks too, from the origin.
     """
     monkeypatch.setattr(relay, "LEAD_ELSEWHERE", lead_there)
-    dp, width, ref = _similar_side(np.random.default_rng(100 + seed), 16000, [0.01, 0.04][seed % 2],
-                                   [0.0, 0.002][seed % 2])
-    sc = lastz_scoring()
-    flat = G._flat_matrix(sc.matrix)
-    sweep_dp = dp[:6] + (flat, np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend)) + dp[9:]
+    dp, width, ref, sweep_dp = _side_and_sweep(100 + seed)
     work = np.empty((8, width), np.int32)
     calls = []
 
@@ -174,11 +180,7 @@ def test_relay_pieces_traced_elsewhere_equal_sequential(seed, stretch, above, ta
     rest itself. A stretch longer than the side is one walk from the entry. With ``tables_there``
     the pieces leave their tables there too, and the side's tables come from runs of them.
     """
-    dp, width, ref = _similar_side(np.random.default_rng(500 + seed), 16000, [0.01, 0.04][seed % 2],
-                                   [0.0, 0.002][seed % 2])
-    sc = lastz_scoring()
-    flat = G._flat_matrix(sc.matrix)
-    sweep_dp = dp[:6] + (flat, np.int32(sc.gap_open + sc.gap_extend), np.int32(sc.gap_extend)) + dp[9:]
+    dp, width, ref, sweep_dp = _side_and_sweep(500 + seed)
     work = np.empty((8, width), np.int32)
     frame = (dp[0], dp[1], dp[3], dp[4])
 
