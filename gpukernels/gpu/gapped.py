@@ -1366,16 +1366,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         the batch is done (anchors the walk found on a kept path meanwhile stay skipped).
         """
         nonlocal store, used, relay_pool
-        at = int(cnt[0])
-        side_walls, dev_walls = walls, None
         if beside_walk:
-            # the walls of its start, none (it starts before the walk keeps anything), on the host and
-            # the device, where the walk adds its own meanwhile
-            if at:
-                raise RuntimeError("a long batch beside the walk must start before the first keep")
-            side_walls, dev_walls = np.zeros_like(walls), runner.no_walls()
-        # the chunks on the GPU go on past their checks with the device's walls: those of now
-        sync_walls()
+            # the walls of its start, none (start_beside submits it before the walk keeps anything), on
+            # the host and the device, where the walk adds its own meanwhile (and uploads them itself)
+            at, side_walls, dev_walls = 0, np.zeros_like(walls), runner.no_walls()
+        else:
+            at, side_walls, dev_walls = int(cnt[0]), walls, None
+            # the chunks on the GPU go on past their checks with the device's walls: those of now
+            sync_walls()
         jobs = [(a, right) for a in batch for right in (0, 1)]
         # the sides the inspector abandoned go through the relay: their speculative chunks on the GPU,
         # all of a round in one launch (each side on a stream of its own), the lead on the relay's
@@ -1493,7 +1491,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         return early_pool.submit(run)
 
     def start_beside(batch):
-        """:func:`long_on_host` of ``batch`` on a thread of its own, beside the walk; returns the future of its publish."""
+        """:func:`long_on_host` of ``batch`` on a thread of its own, beside the walk; returns the future of its publish.
+
+        Only before the walk's first keep: the batch runs with no walls.
+        """
+        if int(cnt[0]):
+            raise RuntimeError("a long batch beside the walk must start before the first keep")
         if hasattr(runner, "cp"):
             runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
 
