@@ -25,8 +25,13 @@ from .scoring import Scoring, lastz_scoring
 
 log = logging.getLogger("gpukernels")
 
-#: query positions looked up per batch of seed hits (bounds memory)
+#: query positions of the first batch of seed hits; each later batch takes as many as should give about
+#: QUERY_HITS hits at the hits per position seen so far, at most QUERY_BATCH_MAX (bounds memory: two int64
+#: arrays of hits; E. coli gives 5.7 hits a position, and two batches instead of five took 0.04-0.06 s
+#: less per pair on the GPU). QUERY_HITS = 0: every batch QUERY_BATCH. The hits are the same either way.
 QUERY_BATCH = 1 << 20
+QUERY_BATCH_MAX = 1 << 24
+QUERY_HITS = 1 << 26
 #: seconds between GIL handovers while the two strands share the GPU (Python's default is 0.005)
 SWITCH_S = 1e-4
 
@@ -197,14 +202,19 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     # each batch's anchors (numba, on the host) are found while the next batch runs: a megabase HSP
     # takes milliseconds to slide its window over
     with ThreadPoolExecutor(1, thread_name_prefix="ava-anchors") as anchoring:
-        for lo in range(0, len(q_codes), QUERY_BATCH):
-            hi = min(lo + QUERY_BATCH, len(q_codes))
+        lo, seen_hits = 0, 0
+        while lo < len(q_codes):
+            size = QUERY_BATCH
+            if QUERY_HITS and lo:
+                size = min(QUERY_BATCH_MAX, max(QUERY_BATCH, QUERY_HITS * lo // max(seen_hits, 1)))
+            hi = min(lo + size, len(q_codes))
             t1 = time.perf_counter()
             if fm:
                 hit_q, hit_t = fmindex.find_hits(index, q_seed, lo, hi, options.seed_length, options.mismatches,
                                                  options.occ_cap, self_mode, backend)
             else:
                 hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
+            seen_hits += len(hit_q)
             if options.seed_filter:
                 hit_q, hit_t = seedhit.filter_candidates(hit_q, hit_t, backend)
             t2 = time.perf_counter()
@@ -214,6 +224,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
             part = ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, span, sc, diag_end, backend)
             parts.append(anchoring.submit(ungapped.add_anchors, part, t_codes, q_codes, sc))
             stats.seconds["ungapped"] += time.perf_counter() - t2
+            lo = hi
         stats.seconds["seed"] += t_keys - clock
         hsps = ungapped.HSPs.concat([p.result() for p in parts])
     stats.hsps += len(hsps)

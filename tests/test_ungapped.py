@@ -79,3 +79,26 @@ def test_anchor_is_middle_of_best_window():
     assert aq[0] == 40 + 15 and at[0] == aq[0]
     aq, at = anchors(t, q, np.array([10]), np.array([30]), np.array([10]), m, 31)
     assert aq[0] == 20
+
+
+def test_alignments_do_not_depend_on_the_query_batches(monkeypatch):
+    """The seed hits are looked up and extended in batches of query positions, the later ones sized
+    from the hits seen so far (engine.QUERY_HITS): any batching gives the same alignments, since the
+    extensions of one diagonal go in query order and the covered extent of each diagonal carries over."""
+    from conftest import DATA
+    from gpukernels import engine
+    from gpukernels.genome import read_fasta
+    t = read_fasta(DATA / "hpylori_g27_40k.fa.gz")
+    q = read_fasta(DATA / "hpylori_sjm180_40k.fa.gz")
+    ref = engine.align(t, q, backend="cpu")
+    monkeypatch.setattr(engine, "QUERY_BATCH", 3000)
+    monkeypatch.setattr(engine, "QUERY_BATCH_MAX", 9000)
+    monkeypatch.setattr(engine, "QUERY_HITS", 20000)
+    small = engine.align(t, q, backend="cpu")
+    monkeypatch.setattr(engine, "QUERY_HITS", 0)
+    fixed = engine.align(t, q, backend="cpu")
+    assert len(ref) > 0
+    for got in (small, fixed):
+        assert len(got) == len(ref)
+        for name in ("t_rec", "t_start", "t_end", "q_rec", "q_start", "q_end", "strand", "score", "op_off", "ops"):
+            assert np.array_equal(getattr(got, name), getattr(ref, name)), name
