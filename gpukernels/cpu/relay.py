@@ -463,6 +463,13 @@ def _elsewhere(tb):
     return not isinstance(tb, np.ndarray)
 
 
+def check_consecutive(pieces):
+    """Raise ValueError unless each piece starts at the anti-diagonal after the one before ends."""
+    for a, b in zip(pieces, pieces[1:]):
+        if b[3] != a[4] + 1:
+            raise ValueError("relay pieces are not consecutive")
+
+
 def split_tables(pieces, i, j):
     """One table over a run of consecutive pieces whose bytes share a buffer, for a walk from cell ``(i, j)``.
 
@@ -476,9 +483,7 @@ def split_tables(pieces, i, j):
     d0 = int(pieces[0][3])
     if i + j < d0 or (i == 0 and j == 0):
         return None
-    for a, b in zip(pieces, pieces[1:]):
-        if b[3] != a[4] + 1:
-            raise ValueError("relay pieces are not consecutive")
+    check_consecutive(pieces)
     n_ad = i + j - d0 + 1
     off = np.concatenate([p[1][:p[4] - p[3] + 1] + p[0].start for p in pieces])[:n_ad].astype(np.int64)
     lo = np.concatenate([p[2][:p[4] - p[3] + 1] for p in pieces])[:n_ad].astype(np.int32)

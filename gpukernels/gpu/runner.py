@@ -608,13 +608,12 @@ class DeviceRunner:
         Returns the columns (last first) and the cell and state where the
         walk left the pieces.
         """
+        from ..cpu.relay import check_consecutive
         cp = self.cp
         d0 = int(pieces[0][3])
         if i + j < d0 or (i == 0 and j == 0):
             return np.zeros(0, dtype=np.uint8), i, j, state
-        for a, b in zip(pieces, pieces[1:]):
-            if b[3] != a[4] + 1:
-                raise ValueError("relay pieces are not consecutive")
+        check_consecutive(pieces)
         table = pieces[0][0].table
         n_ad = int(i + j - d0 + 1)
         r0 = d0 - table.d_first
@@ -644,7 +643,6 @@ class DeviceRunner:
             r = res.get()
             cols = out[:int(r[0])].get()
             stream.synchronize()
-        self.relay_trace_steps = getattr(self, "relay_trace_steps", 0) + int(r[4])
         return cols, int(r[1]), int(r[2]), int(r[3])
 
     def _pinned(self, shape, dtype, slot):
@@ -817,7 +815,9 @@ class RelayShare:
     the lead first) while the memory lasts, less one chunk's room kept for
     each side that has not asked yet, so that every side runs at least its
     first chunk on the device. What it took comes back when its chunks'
-    bytes are on the host. Only the speed depends on who gets what.
+    bytes are done with: copied to the host, or, where they stay on the
+    device, traced (the launcher's release). Only the speed depends on who
+    gets what.
 
     Parameters
     ----------
