@@ -47,3 +47,30 @@ def test_ab_modules_loads_an_earlier_module_beside_the_current(tmp_path):
     got = prev.extend_anchors(*args, gpu_mem=1 << 30, wave=16, runner=runner)
     ref = cpu_gapped.extend_anchors(*args)
     assert all(np.array_equal(x, y) for x, y in zip(got[:-1], ref[:-1]))
+
+
+def test_relay_profile_sums_seconds_per_thread_and_lists_sides_longest_first():
+    """bench/relay_profile.py's clocks (the profile itself needs a GPU): a wrapped call adds its seconds to
+    its thread's row, and the table has one row per thread that relayed a side, the longest first."""
+    import threading
+    import types
+
+    from relay_profile import Clocks
+    clocks = Clocks()
+    owner = types.SimpleNamespace(relay_side=lambda n: (0, n, n), step=lambda: None)
+    clocks.wrap(owner, "relay_side",
+                after=lambda out: clocks.longest.__setitem__(threading.current_thread().name, 2 * out[1]))
+    clocks.wrap(owner, "step")
+
+    def side(n):
+        owner.step()
+        owner.relay_side(n)
+    threads = [threading.Thread(target=side, args=(n,), name=f"side{n}") for n in (5, 50)]
+    for x in threads:
+        x.start()
+    for x in threads:
+        x.join()
+    owner.step()                    # a thread that relayed no side: no row
+    rows = clocks.table().splitlines()
+    assert rows[0] == "| anti-diagonals | relay_side | step |"
+    assert [r.split(" | ")[0] for r in rows[2:]] == ["| 100", "| 10"]
