@@ -449,7 +449,9 @@ def trace_split(tb, off, lo, wid, d0, i, j, state, stretch, above, t, t_base, t_
 
 
 def _elsewhere(tb):
-    """Whether a piece's bytes stay elsewhere (the device), walked there: not an array but an object with ``buf``, ``start`` and ``trace``.
+    """Whether a piece's bytes stay elsewhere (the device), walked there.
+
+    Such a piece's ``tb`` is not an array but an object with ``buf``, ``start`` and ``trace``.
 
     ``trace(pieces, i, j, state)`` walks the run of pieces that share its
     ``buf`` (consecutive, along the side) from cell ``(i, j)`` in ``state``

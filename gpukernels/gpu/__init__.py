@@ -130,9 +130,8 @@ def own_stream(device_id, urgent=True):
         try:
             with stream:
                 yield stream
-                stream.synchronize()
         finally:
+            stream.synchronize()
             if STREAM_POOL:
-                stream.synchronize()
                 with _streams_lock:
                     _streams[key].append(stream)

@@ -1450,9 +1450,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         def publish():
             """The batch's results for the walk: stamped with the alignments kept when it started."""
             with lock:
-                mine = idx[status[idx] != 4] if beside_walk else idx
-                status[mine] = 2
-                stamp[mine] = at
+                waiting = idx[status[idx] != 4] if beside_walk else idx
+                status[waiting] = 2
+                stamp[waiting] = at
                 host[0] += len(idx)             # (the walk's counters: it stands still meanwhile)
                 host[1] += int(rows[:, R_CELLS].sum())
                 host[8] += len(idx)
@@ -1481,14 +1481,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         res_all[rows, R_DIAGS] = 1
         status[batch] = 5
         stats["early_anchors"] = k
-        if hasattr(runner, "cp"):
-            runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
-
-        def run():
-            from . import own_stream
-            with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
-                long_on_host(batch)
-        return early_pool.submit(run)
+        return long_on_thread(early_pool, batch)
 
     def start_beside(batch):
         """:func:`long_on_host` of ``batch`` on a thread of its own, beside the walk; returns the future of its publish.
@@ -1497,14 +1490,18 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         """
         if int(cnt[0]):
             raise RuntimeError("a long batch beside the walk must start before the first keep")
+        return long_on_thread(beside_pool, batch, beside_walk=True)
+
+    def long_on_thread(pool, batch, beside_walk=False):
+        """:func:`long_on_host` submitted to ``pool``, on a stream of its own; returns the future."""
         if hasattr(runner, "cp"):
             runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
 
         def run():
             from . import own_stream
             with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
-                return long_on_host(batch, beside_walk=True)
-        return beside_pool.submit(run)
+                return long_on_host(batch, beside_walk)
+        return pool.submit(run)
 
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
