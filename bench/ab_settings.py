@@ -8,7 +8,8 @@ Usage::
 Each ``SETTINGS`` is a comma-separated list of ``MODULE.NAME=VALUE`` for
 module-level settings of ``gpukernels.gpu.gapped`` (``gapped.``),
 ``gpukernels.gpu.runner`` (``runner.``), ``gpukernels.cpu.relay``
-(``relay.``), ``gpukernels.engine`` (``engine.``) or ``gpukernels.gpu`` (``gpu.``); ``VALUE`` is an int, a
+(``relay.``), ``gpukernels.engine`` (``engine.``), ``gpukernels.gpu`` (``gpu.``) or ``gpukernels.gpu.stripes``
+(``stripes.``); ``VALUE`` is an int, a
 float, or ints joined by ``:`` for a tuple. An empty string is the defaults.
 After one warm-up pair, the settings are run in turn ``--rounds`` times,
 ``--repeats`` pairs each, so that a drift of the machine's host spreads over
@@ -32,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 MODULES = {"gapped": "gpukernels.gpu.gapped", "runner": "gpukernels.gpu.runner", "relay": "gpukernels.cpu.relay",
-           "engine": "gpukernels.engine", "gpu": "gpukernels.gpu"}
+           "engine": "gpukernels.engine", "gpu": "gpukernels.gpu", "stripes": "gpukernels.gpu.stripes"}
 
 
 def parse_settings(text):

@@ -193,8 +193,8 @@ def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 
 
 @njit(cache=True, nogil=True)
-def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls):
-    """Add a kept alignment: columns, runs, bucket entries, walls. Returns grown arrays.
+def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True):
+    """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
 
     ``runs[r]`` = target start, query start, length, index of its first
     column in the path (``cpu/gapped.runs_of``). The runs and the walls
@@ -216,7 +216,8 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     r = run_off[nk]
     lt = s_t0
     lq = s_q0
-    cg.mark_point(walls, lt, lq)
+    if mark:
+        cg.mark_point(walls, lt, lq)
     k = 0
     while k < nops:
         if path[k] <= OP_X:
@@ -228,7 +229,8 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
             while k < nops and path[k] <= OP_X:
                 lt += 1
                 lq += 1
-                cg.mark_point(walls, lt, lq)
+                if mark:
+                    cg.mark_point(walls, lt, lq)
                 k += 1
             runs[r, 2] = k - x
             r += 1
@@ -237,7 +239,8 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
                 lq += 1
             else:
                 lt += 1
-            cg.mark_point(walls, lt, lq)
+            if mark:
+                cg.mark_point(walls, lt, lq)
             k += 1
     run_off[nk + 1] = r
     if r > run_off[nk]:
@@ -636,14 +639,18 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     """
     redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents,
                         held)
-    rows_at = held[5]
-    big = False
+    return redo, _big_side(a, redo, round_cells, res_all, held[5])
+
+
+@njit(cache=True, nogil=True)
+def _big_side(a, redo, round_cells, res_all, rows_at):
+    """Is one of anchor ``a``'s dirty sides ``redo`` worth a GPU round (:func:`_big_dirty`)?"""
     for side in range(2):
         r = res_all[2 * a + side]
         if (redo & (1 << side) and rows_at[2 * a + side] < 0 and r[R_FULL_CELLS] >= round_cells
                 and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]):
-            big = True
-    return redo, big
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -873,8 +880,9 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     with the kernel's argument (``cuda/gapped.cu``): the rest of the run
     cannot change the best cell or its traceback. Else it goes on to its end,
     as :func:`gpukernels.cpu.gapped.extend_side`. Returns the best cell
-    ``(i, j)``, the cells, the columns, the grown buffers and whether it
-    stopped.
+    ``(i, j)``, the cells, the columns, the grown buffers, whether it
+    stopped, and the anti-diagonals it swept (its cells lie in target rows
+    at most that far from the anchor).
     """
     tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo,
                                                                 q_hi, self_barrier)
@@ -895,7 +903,7 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     tb_off[dlast + 1] = st[cg.ST_NTB]
     bi, bj = st[cg.ST_BI], st[cg.ST_BJ]
     ops = cg.traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
-    return bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped
+    return bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped, dlast
 
 
 @njit(cache=True, nogil=True)
@@ -907,12 +915,13 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
     with ``redo``, the host's DP (:func:`_redo_side`, stopped at the stale best
     where the rows ``kept`` allow) instead. Returns the best cell ``(i, j)``,
     the cells, the columns from the anchor outwards, the host DP's (grown)
-    buffers and whether the redo stopped at the stale best.
+    buffers, whether the redo stopped at the stale best, and the
+    anti-diagonals the redo swept (0 for the GPU's result).
     """
     if redo:
         return _redo_side(right == 1, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
                           gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
-    return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo, False
+    return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo, False, 0
 
 
 @njit(cache=True, nogil=True)
@@ -1019,10 +1028,10 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         host[H_CHECK] += c2 - c1
         sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
                  self_barrier, walls, work)
-        li, lj, n1, lops, tb, tb_off, tb_lo, s1 = _side_now(0, redo & 1, res_all[2 * a],
+        li, lj, n1, lops, tb, tb_off, tb_lo, s1, _ = _side_now(0, redo & 1, res_all[2 * a],
                                                             _kept_on_host(rows_host, rows_at, 2 * a), store,
                                                             ops_idx[a], *sides, tb, tb_off, tb_lo)
-        ri, rj, n2, rops, tb, tb_off, tb_lo, s2 = _side_now(1, redo & 2, res_all[2 * a + 1],
+        ri, rj, n2, rops, tb, tb_off, tb_lo, s2, _ = _side_now(1, redo & 2, res_all[2 * a + 1],
                                                             _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
                                                             ops_idx[a], *sides, tb, tb_off, tb_lo)
         host[9] += s1 + s2
@@ -1166,7 +1175,7 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                    gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None,
-                   round_cells=ROUND_CELLS, host_threads=2, label=""):
+                   round_cells=ROUND_CELLS, host_threads=2, label="", stripes=None):
     """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
@@ -1189,6 +1198,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         (:mod:`gpukernels.cpu.relay`).
     label : str, optional
         Names this call in the progress lines of the log (the strand).
+    stripes : int, optional
+        Host threads walking anchors apart at once (default
+        :data:`gpukernels.gpu.stripes.STRIPES`; 1: the sequential walk
+        alone). Where a stripe cannot give the sequential rule's result,
+        the call starts again with 1.
 
     Returns
     -------
@@ -1199,6 +1213,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         fall short of it where a round stopped a side at its stale best.
     """
     from . import budget
+    from .stripes import StripedWalk, StripeEscape
     t = np.ascontiguousarray(t, dtype=np.uint8)
     q = np.ascontiguousarray(q, dtype=np.uint8)
     anchor_q = np.ascontiguousarray(anchor_q, dtype=np.int64)
@@ -1208,6 +1223,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     n = len(anchor_q)
     width = int(wave or WAVE)
     mem = budget(gpu_mem)
+    given_runner = runner is not None
     if runner is None:
         runner = DeviceRunner(t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem)
     mem = int(getattr(runner, "mem", mem))
@@ -1505,6 +1521,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
+    striped = StripedWalk(n, len(t) + 1, len(head), work.shape, stripes, label)
+    escaped = None
     beside_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-abandoned{label}")
     started = last_note = clock()
 
@@ -1598,7 +1616,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             a = pos
             while True:
                 c0 = clock()
-                a, ops_all, runs, ents, h_tb, h_off, h_lo = _walk(
+                a, ops_all, runs, ents, h_tb, h_off, h_lo = striped.walk(
                     a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                     t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                     ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
@@ -1635,6 +1653,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 speculate(sel[:m].copy(), wide, 1 if wide else 2)
                 stats["round_s"] += clock() - c1
             pos = end
+    except StripeEscape as err:
+        escaped = err
     finally:
         if abandoned is not None:
             abandoned[1].exception()        # done before the arrays it writes go
@@ -1644,10 +1664,26 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             background.shutdown()
         if relay_pool is not None:
             relay_pool.shutdown()
+        striped.close()
     nk = int(cnt[0])
+    # (the rows written: those of the kept alignments; after a stripe stepped out too, as the stripes'
+    # alignments join the shared arrays before it stops)
+    spans = _merged_spans(K[:nk, 0], K[:nk, 1] + 1) if nk else np.zeros((0, 2), np.int64)
+    if escaped is not None:
+        # the walls zeroed, here and on the device, the call starts again on one thread
+        log.info("gapped extension%s: %s; the walk starts again without stripes", f" ({label})" if label else "",
+                 escaped)
+        if hasattr(runner, "give_walls"):
+            runner.give_walls(walls, spans)
+        if given_runner:
+            runner.walls[...] = 0
+        out = extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
+                             gappedthresh, self_barrier, wall_slots, gpu_mem, wave, runner if given_runner else None,
+                             round_cells, host_threads, label, stripes=1)
+        _LAST.stats["stripe_escapes"] = 1
+        return out
     if hasattr(runner, "give_walls"):
-        # (only after a call that ended well: the rows written are then those of the kept alignments)
-        runner.give_walls(walls, _merged_spans(K[:nk, 0], K[:nk, 1] + 1) if nk else np.zeros((0, 2), np.int64))
+        runner.give_walls(walls, spans)
     stats["launches"] = getattr(runner, "launches", 0)
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
@@ -1657,6 +1693,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
                                  host[[2, 5, 6, 8]].tolist()))
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
+    stats.update(striped.stats, stripe_escapes=0)
     _LAST.stats = stats
     return (K[:nk, 0].copy(), K[:nk, 1].copy(), K[:nk, 2].copy(), K[:nk, 3].copy(), K[:nk, 4].copy(),
             op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)

@@ -1,0 +1,420 @@
+"""The walk in target stripes: anchors whose sides explore rows apart from each other's, walked at once.
+
+The sequential rule (:func:`gpukernels.gpu.gapped._walk`) decides anchors
+in order, and each decision reads and writes only target rows near its
+anchor: whether the anchor lies on a kept path (its own row), whether an
+alignment kept since its inspection meets the region its sides explored
+(:func:`~gpukernels.gpu.gapped._side_dirty`), the walls along its stale
+path (:func:`~gpukernels.gpu.gapped._path_holds`), the walls a redone side
+sweeps (rows at most its anti-diagonals away from the anchor), and the walls
+its kept path adds (rows inside those). So where the undecided anchors
+ahead fall into groups whose rows lie apart, every interleaving of the
+groups' decisions gives the sequential rule's result, and the groups can be
+walked on host threads at once.
+
+A *segment* runs from the walk's position to its first *barrier*: an anchor
+without a GPU traceback (host-only, abandoned, under way beside the walk),
+or one whose sides reach over more than :data:`STRIPE_WIDE` rows. Its
+other undecided anchors each reach ``[at + 1 - L, at + 1 + R]``, with ``L``
+and ``R`` their sides' anti-diagonals from the inspection (the larger of the
+last run and the last full one) plus :data:`BRANCH` and
+:data:`STRIPE_MARGIN`. The reaches that overlap form clusters, and the
+clusters, in target order, are dealt to :data:`STRIPES` stripes by count;
+the rows between two stripes' clusters are split in the middle, so the
+stripes own rows apart (:func:`plan_stripes`).
+
+Each stripe walks its anchors in order (:func:`walk_stripe`) with the
+alignments kept before the segment (the shared arrays, read only) and its
+own kept ones (arrays of its own); it writes walls only in its rows. An
+anchor's true reach is checked before anything of it is written: a side
+redone here may sweep farther than its inspection did. Where it goes out of
+the stripe's rows, the result may differ from the sequential rule's, and
+the whole strand is extended again without stripes (:class:`StripeEscape`);
+no result is ever taken from a stripe that stepped out. A stripe stops at
+an anchor with a side worth a GPU round; the others go on to the barrier,
+and after the round the stripes go on from there in the same stripes (the
+anchors decided meanwhile past the stop lie in other stripes' rows).
+After each pass the stripes' alignments join the shared arrays in the
+order of their anchors (their walls are in place already), so the kept
+alignments are numbered as the sequential rule numbers them, but for
+alignments of different stripes kept on either side of a stop.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+from ..cpu import gapped as cg
+from ..cpu.cycles import cycles
+from .gapped import (BRANCH, H_CHECK, H_HOLDS, H_KEEP, H_KEPT, H_SIDES, R_CHECKED, R_FULL_DIAGS, _big_side, _keep,
+                     _kept_on_host, _on_kept, _path_holds, _side_dirty, _side_now, _walk)
+from .runner import R_DIAGS
+
+#: threads walking a strand's anchors at once (1: the sequential walk alone)
+STRIPES = 8
+#: rows added to each side's reach from its inspection when the stripes are placed (a redone side may
+#: sweep farther; one that leaves its stripe's rows sends the strand back to the sequential walk)
+STRIPE_MARGIN = 2048
+#: an anchor whose sides reach over more rows than this is a barrier, walked alone
+STRIPE_WIDE = 1 << 17
+#: a segment with fewer undecided anchors than this is walked sequentially
+STRIPE_MIN = 32
+
+
+#: where ``_walk``'s arguments past ``pos, end`` hold the arrays it returns grown (ops_all, runs, ents,
+#: tb, tb_off, tb_lo)
+_GROWN = (24, 26, 28, 32, 33, 34)
+
+
+class StripeEscape(Exception):
+    """A side redone in a stripe swept rows outside the stripe's: the strand is extended again, sequentially."""
+
+
+@njit(cache=True, nogil=True)
+def _reach(r, d):
+    """Anti-diagonals past the anchor that a side's decision may read rows of: its inspection's (and a
+    branch of :func:`_path_holds` past its best), or ``d`` swept by its redo."""
+    return max(max(r[R_DIAGS], r[R_FULL_DIAGS]) + BRANCH + 1, d)
+
+
+@njit(cache=True, nogil=True)
+def _rows(a, d_left, d_right, margin, res_all, anchor_t, t_lo, t_hi):
+    """The rows ``[lo, hi]`` anchor ``a``'s decision may read or write (its sides' :func:`_reach` and
+    ``margin`` more, inside its record)."""
+    at = anchor_t[a]
+    return (max(at + 1 - _reach(res_all[2 * a], d_left) - margin, t_lo[a]),
+            min(at + 1 + _reach(res_all[2 * a + 1], d_right) + margin, t_hi[a]))
+
+
+@njit(cache=True, nogil=True)
+def plan_stripes(pos, end, status, res_all, anchor_t, t_lo, t_hi, nrows, margin, wide, nstripes, owner, bounds, order,
+                 starts):
+    """Stripes for the segment from ``pos``: its barrier, and each stripe's anchors and rows.
+
+    Writes ``owner[a]`` (the stripe of each undecided anchor before the
+    barrier), ``bounds[s]`` (the rows ``[lo, hi)`` stripe ``s`` owns),
+    ``order[starts[s]:starts[s + 1]]`` (its anchors in walk order).
+    Returns the barrier (``end`` when none) and the anchors placed.
+    """
+    lo = np.empty(end - pos, dtype=np.int64)
+    hi = np.empty(end - pos, dtype=np.int64)
+    idx = np.empty(end - pos, dtype=np.int64)
+    m = 0
+    c = end
+    for a in range(pos, end):
+        st = status[a]
+        if st == 4:
+            continue
+        if st != 2:
+            c = a
+            break
+        lo[m], hi[m] = _rows(a, 0, 0, margin, res_all, anchor_t, t_lo, t_hi)
+        hi[m] += 1
+        if hi[m] - lo[m] > wide:
+            c = a
+            break
+        idx[m] = a
+        m += 1
+    starts[:] = 0
+    if m == 0:
+        return c, 0
+    srt = np.argsort(lo[:m], kind="mergesort")
+    # clusters of overlapping reaches, in target order
+    cl = np.empty(m, dtype=np.int64)
+    first = np.empty(m + 1, dtype=np.int64)     # a cluster's first reach (in srt)
+    top = np.empty(m, dtype=np.int64)           # a cluster's highest row, exclusive
+    ncl = 0
+    reach = -(1 << 62)
+    for k in range(m):
+        x = srt[k]
+        if lo[x] >= reach:
+            first[ncl] = k
+            top[ncl] = hi[x]
+            ncl += 1
+        else:
+            top[ncl - 1] = max(top[ncl - 1], hi[x])
+        reach = max(reach, hi[x])
+        cl[x] = ncl - 1
+    first[ncl] = m
+    # clusters to stripes by count, in target order; the rows between two stripes split in the middle
+    stripe_of = np.empty(ncl, dtype=np.int64)
+    for g in range(ncl):
+        mid = (first[g] + first[g + 1]) // 2
+        stripe_of[g] = min(mid * nstripes // m, nstripes - 1)
+    for s in range(nstripes):
+        bounds[s, 0] = 0
+        bounds[s, 1] = nrows
+    for g in range(1, ncl):
+        p, s = stripe_of[g - 1], stripe_of[g]
+        if p != s:
+            cut = (top[g - 1] + lo[srt[first[g]]]) // 2
+            for u in range(p + 1, s + 1):
+                bounds[u, 0] = cut
+            for u in range(p, s):
+                bounds[u, 1] = cut
+    for k in range(m):
+        a = idx[k]
+        s = stripe_of[cl[k]]
+        owner[a] = s
+        starts[s + 1] += 1
+    for s in range(nstripes):
+        starts[s + 1] += starts[s]
+    fill = starts[:nstripes].copy()
+    for k in range(m):
+        s = owner[idx[k]]
+        order[fill[s]] = idx[k]
+        fill[s] += 1
+    return c, m
+
+
+@njit(cache=True, nogil=True)
+def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt, lop_off,
+                lops, lrun_off, lruns, lhead, lents, held):
+    """:func:`gapped._dirty_sides` of a stripe: the shared alignments kept since the inspection and all the
+    stripe's own; the remembered answers are read, not written (the stripe's numbering is its own)."""
+    out = 0
+    for side in range(2):
+        r = res_all[2 * a + side]
+        known = r[R_CHECKED]
+        if known == -(stamp[a] + 1):
+            out |= 1 << side
+            continue
+        k_lo = max(stamp[a], known)
+        dirty = k_lo < cnt[0] and _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
+                                              ents)
+        if not dirty and lcnt[0] > 0:
+            dirty = _side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead, lents)
+        if dirty:
+            c0 = cycles()
+            dirty = not _path_holds(a, side, *held)
+            held[-1][H_HOLDS] += cycles() - c0
+        if dirty:
+            out |= 1 << side
+    return out
+
+
+@njit(cache=True, nogil=True)
+def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev,
+                q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K,
+                cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo,
+                round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents, lanchor):
+    """The sequential rule over one stripe's anchors ``mine`` (:func:`gapped._walk`'s steps).
+
+    Kept alignments go to the stripe's own arrays (``lk`` ...; ``lanchor``:
+    the anchor of each), their walls to the shared walls, in rows
+    ``[row_lo, row_hi)``. Returns the index in ``mine`` where the stripe
+    stopped (``len(mine)`` when done), whether it stopped because an
+    anchor's reach left its rows, and the grown arrays.
+    """
+    host = held[-1]
+    rows_host, rows_at = held[4], held[5]
+    for x in range(mine.shape[0]):
+        a = mine[x]
+        if status[a] == 4:
+            continue
+        aq = anchor_q[a]
+        at = anchor_t[a]
+        c0 = cycles()
+        kept_path = (_on_kept(aq, at, 0, K, run_off, runs, head, ents)
+                     or _on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents))
+        c1 = cycles()
+        host[H_KEPT] += c1 - c0
+        if kept_path:
+            status[a] = 4
+            continue
+        redo = _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt,
+                           lop_off, lops, lrun_off, lruns, lhead, lents, held)
+        if _big_side(a, redo, round_cells, res_all, rows_at):
+            return x, False, lops, lruns, lents, tb, tb_off, tb_lo
+        c2 = cycles()
+        host[H_CHECK] += c2 - c1
+        sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
+                 self_barrier, walls, work)
+        li, lj, n1, lpath, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
+                                                                 _kept_on_host(rows_host, rows_at, 2 * a), store,
+                                                                 ops_idx[a], *sides, tb, tb_off, tb_lo)
+        ri, rj, n2, rpath, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
+                                                                 _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
+                                                                 ops_idx[a], *sides, tb, tb_off, tb_lo)
+        host[H_SIDES] += cycles() - c2
+        lo, hi = _rows(a, d1, d2, 0, res_all, anchor_t, t_lo, t_hi)
+        if lo < row_lo or hi >= row_hi:
+            return x, True, lops, lruns, lents, tb, tb_off, tb_lo
+        c3 = cycles()
+        status[a] = 4
+        host[2] += (redo & 1) + (redo >> 1)
+        host[9] += s1 + s2
+        anchor_cells[a] = n1 + n2
+        if redo:
+            host[0] += 1
+            host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
+            host[5] += 1
+        if li + lj + ri + rj == 0:
+            continue
+        path, s_t0, s_q0, score = cg.join_sides(lpath, rpath, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
+        if score < gappedthresh:
+            continue
+        lanchor[lcnt[0]] = a
+        lops, lruns, lents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, lk, lcnt, lop_off, lops,
+                                   lrun_off, lruns, lhead, lents, walls)
+        host[H_KEEP] += cycles() - c3
+    return mine.shape[0], False, lops, lruns, lents, tb, tb_off, tb_lo
+
+
+@njit(cache=True, nogil=True)
+def merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls):
+    """The stripes' kept alignments into the shared arrays, in the order ``perm`` (their anchors').
+
+    ``kk``, ``koff``, ``kops``: all stripes' alignments (rows of ``K``),
+    column offsets and columns, one after the other. Their walls are in
+    place already. Returns the grown arrays.
+    """
+    for x in perm:
+        path = kops[koff[x]:koff[x + 1]]
+        ops_all, runs, ents = _keep(path, kk[x, 0], kk[x, 2], kk[x, 1], kk[x, 3], kk[x, 4], K, cnt, op_off, ops_all,
+                                    run_off, runs, head, ents, walls, False)
+    return ops_all, runs, ents
+
+
+class StripedWalk:
+    """:func:`gapped._walk` for one call of ``extend_anchors``, over stripes of the target on host threads.
+
+    :meth:`walk` takes and returns what ``_walk`` does. The plan of the
+    segment being walked lives here between calls (a GPU round may stop the
+    walk inside a segment).
+    """
+
+    def __init__(self, n, nrows, nheads, work_shape, stripes=None, label=""):
+        self.nstripes = max(1, int(STRIPES if stripes is None else stripes))
+        self.nrows = nrows
+        self.nheads = nheads
+        self.work_shape = work_shape
+        self.owner = np.full(n, -1, dtype=np.int64)
+        self.order = np.empty(n, dtype=np.int64)
+        self.starts = np.zeros(self.nstripes + 1, dtype=np.int64)
+        self.bounds = np.zeros((self.nstripes, 2), dtype=np.int64)
+        self.barrier = -1           # the plan's barrier; -1: no plan
+        self.stepped = False        # a pass ran in this plan's segment (anchors decided out of order)
+        self.pool = ThreadPoolExecutor(self.nstripes, thread_name_prefix=f"ava-stripe{label}") \
+            if self.nstripes > 1 else None
+        self.buffers = [None] * self.nstripes
+        self.stats = dict(stripe_passes=0, stripe_anchors=0, stripe_s=0.0)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def _buffers(self, s):
+        """Stripe ``s``'s host DP buffers (made once: the work rows are as long as the longest record)."""
+        if self.buffers[s] is None:
+            self.buffers[s] = [np.empty(self.work_shape, np.int32), np.empty(1 << 16, np.uint8),
+                               np.empty(1024, np.int64), np.empty(1024, np.int64)]
+        return self.buffers[s]
+
+    def walk(self, pos, end, *args):
+        """The sequential rule over [pos, end) as :func:`gapped._walk`, with the stripes where they apply."""
+        if self.pool is None:
+            return _walk(pos, end, *args)
+        rest = list(args)
+        status, res_all, anchor_t = rest[0], rest[2], rest[6]
+        while pos < end:
+            if pos >= self.barrier:
+                self.barrier, placed = plan_stripes(pos, end, status, res_all, anchor_t, rest[11], rest[12],
+                                                    self.nrows, STRIPE_MARGIN,
+                                                    STRIPE_WIDE, self.nstripes, self.owner, self.bounds, self.order,
+                                                    self.starts)
+                self.stepped = placed >= STRIPE_MIN
+            c = self.barrier
+            if not self.stepped:
+                # too few anchors for the threads: the sequential walk, on to the barrier and through it
+                upto = min(c + 1, end)
+                out = self._serial(pos, upto, rest)
+                if out[0] < upto:
+                    return out
+                pos = upto
+                continue
+            c0 = time.perf_counter()
+            stop = self._pass(pos, rest)
+            self.stats["stripe_s"] += time.perf_counter() - c0
+            if stop < c:
+                # a stripe stopped for a round: so does the walk, deciding nothing (the round's anchors
+                # are walked in the same stripes after it)
+                out = self._serial(stop, stop + 1, rest)
+                if out[0] != stop:
+                    raise StripeEscape(f"anchor {stop}: the walk did not stop where its stripe did")
+                return out
+            if c >= end:
+                break
+            out = self._serial(c, c + 1, rest)
+            if out[0] == c:
+                return out
+            pos = c + 1
+        return (end,) + self._grown(rest)
+
+    @staticmethod
+    def _grown(rest):
+        """The arrays :func:`gapped._walk` returns grown, from ``rest`` (its arguments past ``pos, end``)."""
+        return tuple(rest[i] for i in _GROWN)
+
+    def _serial(self, pos, end, rest):
+        """:func:`gapped._walk` over [pos, end); its grown arrays replace those of ``rest``."""
+        out = _walk(pos, end, *rest)
+        for i, v in zip(_GROWN, out[1:]):
+            rest[i] = v
+        return out
+
+    def _pass(self, pos, rest):
+        """Walk each stripe's undecided anchors from ``pos`` on at once; returns the first stop (or the barrier)."""
+        (status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi,
+         matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all, run_off, runs,
+         head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held) = rest
+        jobs = []
+        for s in range(self.nstripes):
+            mine = self.order[self.starts[s]:self.starts[s + 1]]
+            mine = mine[mine >= pos]
+            mine = mine[status[mine] != 4]
+            if not len(mine):
+                continue
+            m = len(mine)
+            local = (np.zeros((m, 5), np.int64), np.zeros(2, np.int64), np.zeros(m + 2, np.int64),
+                     np.empty(1 << 12, np.uint8), np.zeros(m + 2, np.int64), np.empty((256, 4), np.int64),
+                     np.full(self.nheads, -1, np.int64), np.empty((256, 2), np.int64), np.empty(m, np.int64))
+            own_host = np.zeros_like(host)
+            w, b_tb, b_off, b_lo = self._buffers(s)
+            own_held = held[:-1] + (own_host,)
+            jobs.append((s, mine, local, own_host, self.pool.submit(
+                walk_stripe, mine, self.bounds[s, 0], self.bounds[s, 1], status, stamp, res_all, store, ops_idx,
+                anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
+                gappedthresh, self_barrier, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells,
+                w, b_tb, b_off, b_lo, round_cells, own_held, *local)))
+        stop = self.barrier
+        escaped = False
+        parts = []
+        for s, mine, local, own_host, fut in jobs:
+            x, out, lops, lruns, lents, b_tb, b_off, b_lo = fut.result()
+            self.buffers[s][1:] = [b_tb, b_off, b_lo]
+            host += own_host
+            escaped |= out
+            if x < len(mine):
+                stop = min(stop, int(mine[x]))
+            nk = int(local[1][0])
+            if nk:
+                parts.append((local[0][:nk], local[2][:nk + 1], lops, local[8][:nk]))
+            self.stats["stripe_anchors"] += x
+        self.stats["stripe_passes"] += 1
+        if parts:
+            kk = np.concatenate([p[0] for p in parts])
+            sizes = np.concatenate([np.diff(p[1]) for p in parts])
+            koff = np.zeros(len(kk) + 1, np.int64)
+            np.cumsum(sizes, out=koff[1:])
+            kops = np.concatenate([p[2][p[1][0]:p[1][-1]] for p in parts])
+            perm = np.argsort(np.concatenate([p[3] for p in parts]), kind="mergesort")
+            rest[24], rest[26], rest[28] = merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs,
+                                                      head, ents, walls)
+        if escaped:
+            raise StripeEscape("a side redone in a stripe swept rows outside it")
+        return stop

@@ -1,0 +1,97 @@
+"""The walk in target stripes (``gpu/stripes.py``): the sequential rule's result, on the CPU emulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gapped_emulator import EmuRunner
+from gpukernels.cpu import gapped as cpu_gapped
+from gpukernels.genome import read_fasta
+from gpukernels.gpu import gapped as gpu_gapped, stripes
+from gpukernels.gpu.runner import R_DIAGS
+
+from conftest import DATA
+from test_gpu_gapped_waves import assert_same_extension, strand_inputs, tandem_inputs
+
+
+@pytest.fixture(scope="module")
+def pylori_plus():
+    t = read_fasta(DATA / "hpylori_g27_40k.fa.gz")
+    q = read_fasta(DATA / "hpylori_sjm180_40k.fa.gz")
+    return strand_inputs(t, q, False)
+
+
+def _extend(args, wave, round_cells=gpu_gapped.ROUND_CELLS):
+    runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
+    return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=wave, runner=runner, round_cells=round_cells)
+
+
+@pytest.mark.parametrize("margin, wave, escapes", [
+    (stripes.STRIPE_MARGIN, 7, 0),      # small waves: many segments and barriers
+    (0, 64, 0),                         # stripes as close as the inspections allow
+    (-3000, 64, 1),                     # reaches cut short: a side steps out, the strand starts again
+])
+def test_stripes_equal_cpu(pylori_plus, margin, wave, escapes, monkeypatch):
+    monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
+    monkeypatch.setattr(stripes, "STRIPE_MARGIN", margin)
+    ref = cpu_gapped.extend_anchors(*pylori_plus)
+    got = _extend(pylori_plus, wave)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.last_stats()
+    assert stats["stripe_escapes"] == escapes
+    if not escapes:
+        assert stats["stripe_passes"] > 0 and stats["stripe_anchors"] > 0
+
+
+def test_stripes_stop_for_rounds(monkeypatch):
+    """Every dirty side redone in GPU rounds: stripes stop at them and go on after, in the same stripes."""
+    monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
+    args = tandem_inputs()
+    ref = cpu_gapped.extend_anchors(*args)
+    got = _extend(args, 7, round_cells=0)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.last_stats()
+    assert stats["stripe_passes"] > 0 and stats["stripe_escapes"] == 0
+
+
+def test_stripes_off_is_the_sequential_walk(pylori_plus):
+    ref = cpu_gapped.extend_anchors(*pylori_plus)
+    runner = EmuRunner(*(pylori_plus[i] for i in (0, 1, 8, 9, 10, 11, 14)), 1 << 30)
+    got = gpu_gapped.extend_anchors(*pylori_plus, gpu_mem=1 << 30, wave=64, runner=runner, stripes=1)
+    assert_same_extension(got, ref)
+    assert gpu_gapped.last_stats()["stripe_passes"] == 0
+
+
+def test_plan_stripes_rows_apart():
+    """Each placed anchor's rows lie inside its stripe's; the stripes' rows are apart; the barrier is the
+    first anchor without a traceback or reaching too wide."""
+    rng = np.random.default_rng(3)
+    n, nrows, margin, wide, ns = 400, 200_000, 100, 5000, 6
+    anchor_t = rng.integers(0, nrows - 1, n)
+    res_all = np.zeros((2 * n, gpu_gapped.R_FULL_DIAGS + 1), np.int64)
+    res_all[:, R_DIAGS] = rng.integers(0, 800, 2 * n)
+    status = np.where(rng.random(n) < 0.2, 4, 2).astype(np.int8)
+    status[300] = 5
+    res_all[2 * 250, R_DIAGS] = 6000        # too wide: the barrier
+    t_lo, t_hi = np.zeros(n, np.int64), np.full(n, nrows - 1, np.int64)
+    owner = np.full(n, -1, np.int64)
+    bounds = np.zeros((ns, 2), np.int64)
+    order = np.empty(n, np.int64)
+    starts = np.zeros(ns + 1, np.int64)
+    c, placed = stripes.plan_stripes(0, n, status, res_all, anchor_t, t_lo, t_hi, nrows, margin, wide, ns, owner,
+                                     bounds, order, starts)
+    assert c == (250 if status[250] != 4 else 300)
+    live = [a for a in range(c) if status[a] == 2]
+    assert placed == len(live) and sorted(order[:placed]) == live
+    used = []
+    for s in range(ns):
+        mine = order[starts[s]:starts[s + 1]]
+        assert list(mine) == sorted(mine)
+        for a in mine:
+            lo, hi = stripes._rows(a, 0, 0, margin, res_all, anchor_t, t_lo, t_hi)
+            assert bounds[s, 0] <= lo and hi < bounds[s, 1]
+        if len(mine):
+            used.append(tuple(bounds[s]))
+    assert all(b[1] <= c2[0] for b, c2 in zip(used, used[1:]))
+    assert len(used) > 1
