@@ -23,7 +23,9 @@ waves, and the host keeps the sequential rule:
    (:data:`OVERLAP_WAVES`: their own thread, a copy of the walls, a stream
    of the least priority); its results are stamped with the walls they saw
    and checked like any other.
-4. **Walk** (host, the sequential rule): anchors in order. On a path kept
+4. **Walk** (host, the sequential rule; anchors whose sides reach target
+   rows apart are walked at once on threads, :mod:`gpukernels.gpu.stripes`,
+   with the same result): anchors in order. On a path kept
    earlier (in this wave too): skipped. With a traceback: each side's GPU
    result is exactly the CPU's unless an alignment kept since the inspection
    has a lattice point where the side's DP ran up to its best anti-diagonal
