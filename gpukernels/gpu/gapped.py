@@ -927,6 +927,34 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
 
 
 @njit(cache=True, nogil=True)
+def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
+    """Both sides of anchor ``a`` as the walk takes them (:func:`_side_now`; ``redo``: bit 1 the left side
+    redone, bit 2 the right), counted in the walk's counters (``held``'s last).
+
+    Returns the left side's best cell and columns, the right side's, the
+    cells of both, each side's anti-diagonals swept by a redo, and the grown
+    host DP buffers.
+    """
+    (_, _, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi,
+     self_barrier, matrix, gap_open, gap_ext, ydrop, host) = held
+    aq = anchor_q[a]
+    at = anchor_t[a]
+    sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
+             self_barrier, walls, work)
+    li, lj, n1, lops, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
+                                                            _kept_on_host(rows_host, rows_at, 2 * a), store,
+                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
+    ri, rj, n2, rops, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
+                                                            _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
+                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
+    host[9] += s1 + s2
+    if redo:
+        host[0] += 1
+        host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
+    return li, lj, lops, ri, rj, rops, n1 + n2, d1, d2, tb, tb_off, tb_lo
+
+
+@njit(cache=True, nogil=True)
 def _kept_on_host(rows_host, rows_at, row):
     """The stale rows of side ``row`` held on the host (:class:`_KeptRows`), or an empty array."""
     at = rows_at[row]
@@ -1002,7 +1030,6 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
     5), and at one whose long sides are under way beside it (status 6).
     Returns where the walk stopped (``end`` when done) and the grown arrays.
     """
-    rows_host, rows_at = held[4], held[5]
     for a in range(pos, end):
         st = status[a]
         if st == 4:
@@ -1028,22 +1055,12 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         status[a] = 4
         c2 = cycles()
         host[H_CHECK] += c2 - c1
-        sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
-                 self_barrier, walls, work)
-        li, lj, n1, lops, tb, tb_off, tb_lo, s1, _ = _side_now(0, redo & 1, res_all[2 * a],
-                                                            _kept_on_host(rows_host, rows_at, 2 * a), store,
-                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
-        ri, rj, n2, rops, tb, tb_off, tb_lo, s2, _ = _side_now(1, redo & 2, res_all[2 * a + 1],
-                                                            _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
-                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
-        host[9] += s1 + s2
-        cells = n1 + n2
+        li, lj, lops, ri, rj, rops, cells, _, _, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held, work, tb,
+                                                                                  tb_off, tb_lo)
         anchor_cells[a] = cells
         c3 = cycles()
         host[H_SIDES] += c3 - c2
         if redo:
-            host[0] += 1
-            host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
             host[3 + st] += 1
         if li + lj + ri + rj == 0:
             continue

@@ -50,8 +50,8 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
-from .gapped import (BRANCH, H_CHECK, H_HOLDS, H_KEEP, H_KEPT, H_SIDES, R_CHECKED, R_FULL_DIAGS, _big_side, _keep,
-                     _kept_on_host, _on_kept, _path_holds, _side_dirty, _side_now, _walk)
+from .gapped import (BRANCH, H_CHECK, H_HOLDS, H_KEEP, H_KEPT, H_SIDES, R_CHECKED, R_FULL_DIAGS, _big_side,
+                     _both_sides, _keep, _on_kept, _path_holds, _side_dirty, _walk)
 from .runner import R_DIAGS
 
 #: threads walking a strand's anchors at once (1: the sequential walk alone)
@@ -198,10 +198,10 @@ def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, run
 
 
 @njit(cache=True, nogil=True)
-def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev,
-                q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K,
-                cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo,
-                round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents, lanchor):
+def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t, t, q, t_lo, t_hi, matrix, gap_open,
+                gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells, work,
+                tb, tb_off, tb_lo, round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents,
+                lanchor):
     """The sequential rule over one stripe's anchors ``mine`` (:func:`gapped._walk`'s steps).
 
     Kept alignments go to the stripe's own arrays (``lk`` ...; ``lanchor``:
@@ -211,7 +211,7 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, store, ops_idx, an
     anchor's reach left its rows, and the grown arrays.
     """
     host = held[-1]
-    rows_host, rows_at = held[4], held[5]
+    rows_at = held[5]
     for x in range(mine.shape[0]):
         a = mine[x]
         if status[a] == 4:
@@ -232,14 +232,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, store, ops_idx, an
             return x, False, lops, lruns, lents, tb, tb_off, tb_lo
         c2 = cycles()
         host[H_CHECK] += c2 - c1
-        sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
-                 self_barrier, walls, work)
-        li, lj, n1, lpath, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
-                                                                 _kept_on_host(rows_host, rows_at, 2 * a), store,
-                                                                 ops_idx[a], *sides, tb, tb_off, tb_lo)
-        ri, rj, n2, rpath, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
-                                                                 _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
-                                                                 ops_idx[a], *sides, tb, tb_off, tb_lo)
+        li, lj, lpath, ri, rj, rpath, cells, d1, d2, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held, work,
+                                                                                      tb, tb_off, tb_lo)
         host[H_SIDES] += cycles() - c2
         lo, hi = _rows(a, d1, d2, 0, res_all, anchor_t, t_lo, t_hi)
         if lo < row_lo or hi >= row_hi:
@@ -247,11 +241,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, store, ops_idx, an
         c3 = cycles()
         status[a] = 4
         host[2] += (redo & 1) + (redo >> 1)
-        host[9] += s1 + s2
-        anchor_cells[a] = n1 + n2
+        anchor_cells[a] = cells
         if redo:
-            host[0] += 1
-            host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
             host[5] += 1
         if li + lj + ri + rj == 0:
             continue
@@ -298,7 +289,7 @@ class StripedWalk:
         self.starts = np.zeros(self.nstripes + 1, dtype=np.int64)
         self.bounds = np.zeros((self.nstripes, 2), dtype=np.int64)
         self.barrier = -1           # the plan's barrier; -1: no plan
-        self.stepped = False        # a pass ran in this plan's segment (anchors decided out of order)
+        self.stepped = False        # the plan's segment is walked in stripes (so its anchors are decided out of order)
         self.pool = ThreadPoolExecutor(self.nstripes, thread_name_prefix=f"ava-stripe{label}") \
             if self.nstripes > 1 else None
         self.buffers = [None] * self.nstripes
@@ -387,10 +378,9 @@ class StripedWalk:
             w, b_tb, b_off, b_lo = self._buffers(s)
             own_held = held[:-1] + (own_host,)
             jobs.append((s, mine, local, own_host, self.pool.submit(
-                walk_stripe, mine, self.bounds[s, 0], self.bounds[s, 1], status, stamp, res_all, store, ops_idx,
-                anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
-                gappedthresh, self_barrier, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells,
-                w, b_tb, b_off, b_lo, round_cells, own_held, *local)))
+                walk_stripe, mine, self.bounds[s, 0], self.bounds[s, 1], status, stamp, res_all, anchor_q, anchor_t,
+                t, q, t_lo, t_hi, matrix, gap_open, gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs,
+                head, ents, walls, anchor_cells, w, b_tb, b_off, b_lo, round_cells, own_held, *local)))
         stop = self.barrier
         escaped = False
         parts = []
