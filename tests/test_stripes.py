@@ -24,7 +24,8 @@ def pylori_plus():
 
 def _extend(args, wave, round_cells=gpu_gapped.ROUND_CELLS):
     runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
-    return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=wave, runner=runner, round_cells=round_cells)
+    return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=wave, runner=runner, round_cells=round_cells,
+                                     stripes=4)
 
 
 @pytest.mark.parametrize("margin, wave, escapes", [
@@ -55,12 +56,16 @@ def test_stripes_stop_for_rounds(monkeypatch):
     assert stats["stripe_passes"] > 0 and stats["stripe_escapes"] == 0
 
 
-def test_stripes_off_is_the_sequential_walk(pylori_plus):
+@pytest.mark.parametrize("host_threads, stripes_given, passes", [(2, None, False), (16, None, True), (16, 1, False)])
+def test_stripes_follow_host_threads(pylori_plus, host_threads, stripes_given, passes, monkeypatch):
+    """Half the host threads walk in stripes (one: the sequential walk); ``stripes`` overrides."""
+    monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
     ref = cpu_gapped.extend_anchors(*pylori_plus)
     runner = EmuRunner(*(pylori_plus[i] for i in (0, 1, 8, 9, 10, 11, 14)), 1 << 30)
-    got = gpu_gapped.extend_anchors(*pylori_plus, gpu_mem=1 << 30, wave=64, runner=runner, stripes=1)
+    got = gpu_gapped.extend_anchors(*pylori_plus, gpu_mem=1 << 30, wave=64, runner=runner, host_threads=host_threads,
+                                    stripes=stripes_given)
     assert_same_extension(got, ref)
-    assert gpu_gapped.last_stats()["stripe_passes"] == 0
+    assert (gpu_gapped.last_stats()["stripe_passes"] > 0) == passes
 
 
 def test_plan_stripes_rows_apart():

@@ -52,7 +52,8 @@ def add_parser(sub):
     p.add_argument("--threads", type=_positive_int, default=1,
                    help="CPU threads: on the CPU backend 2 or more align the two strands at once; on the GPU "
                         "backend, host threads for extensions too long for the GPU (at least 2; from 4, each "
-                        "is split over them) (default 1)")
+                        "is split over them) and, half of them per strand, for the walk of the anchors in "
+                        "target stripes (default 1)")
     f = p.add_argument_group("seeding and filters (docs/seeding.md)")
     f.add_argument("--preset", choices=("lastz", "gecko", "uniform"), default="lastz",
                    help="gecko: exact k-mers, +1/-1 ungapped fragments, no gapped stage; uniform: LASTZ's "

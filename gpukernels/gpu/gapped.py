@@ -1218,7 +1218,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     label : str, optional
         Names this call in the progress lines of the log (the strand).
     stripes : int, optional
-        Host threads walking anchors apart at once (default
+        Host threads walking anchors apart at once (default half of
+        ``host_threads``, the two strands running at once, at most
         :data:`gpukernels.gpu.stripes.STRIPES`; 1: the sequential walk
         alone). Where a stripe cannot give the sequential rule's result,
         the call starts again with 1.
@@ -1232,7 +1233,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         fall short of it where a round stopped a side at its stale best.
     """
     from . import budget
-    from .stripes import StripedWalk, StripeEscape
+    from .stripes import STRIPES, StripedWalk, StripeEscape
     t = np.ascontiguousarray(t, dtype=np.uint8)
     q = np.ascontiguousarray(q, dtype=np.uint8)
     anchor_q = np.ascontiguousarray(anchor_q, dtype=np.int64)
@@ -1540,6 +1541,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
+    if stripes is None:
+        stripes = min(STRIPES, max(1, host_threads // 2))
     striped = StripedWalk(n, len(t) + 1, len(head), work.shape, stripes, label)
     escaped = None
     beside_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-abandoned{label}")

@@ -54,7 +54,7 @@ from .gapped import (BRANCH, H_CHECK, H_HOLDS, H_KEEP, H_KEPT, H_SIDES, R_CHECKE
                      _both_sides, _keep, _on_kept, _path_holds, _side_dirty, _walk)
 from .runner import R_DIAGS
 
-#: threads walking a strand's anchors at once (1: the sequential walk alone)
+#: threads walking a strand's anchors at once at most (``extend_anchors`` takes half its host threads)
 STRIPES = 8
 #: rows added to each side's reach from its inspection when the stripes are placed (a redone side may
 #: sweep farther; one that leaves its stripe's rows sends the strand back to the sequential walk)
@@ -279,8 +279,8 @@ class StripedWalk:
     walk inside a segment).
     """
 
-    def __init__(self, n, nrows, nheads, work_shape, stripes=None, label=""):
-        self.nstripes = max(1, int(STRIPES if stripes is None else stripes))
+    def __init__(self, n, nrows, nheads, work_shape, stripes, label=""):
+        self.nstripes = max(1, int(stripes))
         self.nrows = nrows
         self.nheads = nheads
         self.work_shape = work_shape
