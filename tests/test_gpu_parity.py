@@ -101,8 +101,10 @@ def test_gapped_stage_equals_cpu(saureus, wave, gpu_mem):
     for reverse in (False, True):
         args = strand_inputs(t, q, reverse)
         c = cpu_gapped.extend_anchors(*args)
-        g = gg.extend_anchors(*args, gpu_mem=gpu_mem, wave=wave)
+        # 16 host threads: the walk in 8 stripes
+        g = gg.extend_anchors(*args, gpu_mem=gpu_mem, wave=wave, host_threads=16)
         assert_same_extension(g, c)
+        assert gg.last_stats()["stripe_escapes"] == 0
         print("gapped", reverse, wave, gpu_mem, gg.last_stats())
 
 
