@@ -435,24 +435,39 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
     out = 0
     for side in range(2):
         r = res_all[2 * a + side]
-        known = r[R_CHECKED]
-        if known == -(stamp[a] + 1):
+        k_lo = _checked_from(a, side, stamp, res_all)
+        if k_lo < 0:
             out |= 1 << side
             continue
-        k_lo = max(stamp[a], known)
         if k_lo >= cnt[0]:
             continue
-        dirty = _side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
-        if dirty:
-            c0 = cycles()
-            dirty = not _path_holds(a, side, *held)
-            held[-1][H_HOLDS] += cycles() - c0
+        dirty = (_side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
+                 and _fails_path_check(a, side, held))
         if dirty:
             r[R_CHECKED] = -(stamp[a] + 1)
             out |= 1 << side
         else:
             r[R_CHECKED] = cnt[0]
     return out
+
+
+@njit(cache=True, nogil=True)
+def _checked_from(a, side, stamp, res_all):
+    """The first kept alignment a side of anchor ``a`` is still to be checked against, from the answer
+    remembered in its ``R_CHECKED`` (:func:`_dirty_sides`); -1: found dirty already."""
+    known = res_all[2 * a + side, R_CHECKED]
+    if known == -(stamp[a] + 1):
+        return -1
+    return max(stamp[a], known)
+
+
+@njit(cache=True, nogil=True)
+def _fails_path_check(a, side, held):
+    """``not _path_holds(a, side, *held)``, its cycles counted in the walk's counters (``held``'s last)."""
+    c0 = cycles()
+    fails = not _path_holds(a, side, *held)
+    held[-1][H_HOLDS] += cycles() - c0
+    return fails
 
 
 def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,

@@ -50,8 +50,8 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
-from .gapped import (BRANCH, H_CHECK, H_HOLDS, H_KEEP, H_KEPT, H_SIDES, R_CHECKED, R_FULL_DIAGS, _big_side,
-                     _both_sides, _keep, _on_kept, _path_holds, _side_dirty, _walk)
+from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_SIDES, R_FULL_DIAGS, _big_side, _both_sides,
+                     _checked_from, _fails_path_check, _keep, _on_kept, _side_dirty, _walk)
 from .runner import R_DIAGS
 
 #: threads walking a strand's anchors at once at most (``extend_anchors`` takes half its host threads)
@@ -179,20 +179,15 @@ def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, run
     out = 0
     for side in range(2):
         r = res_all[2 * a + side]
-        known = r[R_CHECKED]
-        if known == -(stamp[a] + 1):
+        k_lo = _checked_from(a, side, stamp, res_all)
+        if k_lo < 0:
             out |= 1 << side
             continue
-        k_lo = max(stamp[a], known)
-        dirty = k_lo < cnt[0] and _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
-                                              ents)
-        if not dirty and lcnt[0] > 0:
-            dirty = _side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead, lents)
-        if dirty:
-            c0 = cycles()
-            dirty = not _path_holds(a, side, *held)
-            held[-1][H_HOLDS] += cycles() - c0
-        if dirty:
+        touched = ((k_lo < cnt[0] and _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
+                                                  ents))
+                   or (lcnt[0] > 0 and _side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead,
+                                                   lents)))
+        if touched and _fails_path_check(a, side, held):
             out |= 1 << side
     return out
 
