@@ -45,6 +45,30 @@ def test_stripes_equal_cpu(pylori_plus, margin, wave, escapes, monkeypatch):
         assert stats["stripe_passes"] > 0 and stats["stripe_anchors"] > 0
 
 
+def _pieces_and_self():
+    """Records cut from the 40 kb pieces (reaches end at record bounds), and a self-comparison (its barrier)."""
+    from gpukernels.engine import AlignOptions
+    t = read_fasta(DATA / "hpylori_g27_40k.fa.gz")
+    q = read_fasta(DATA / "hpylori_sjm180_40k.fa.gz")
+    cuts = [(0, 0, 13000), (0, 13000, 27000), (0, 27000, 40000)]
+    split = strand_inputs(t.piece(cuts, "t3"), q.piece(cuts, "q3"), False)
+    tt = t.piece([(0, 0, 40000)])
+    own = strand_inputs(tt, tt, False, AlignOptions(self_mode=True))
+    return {"records": split, "self": own[:13] + (True,) + own[14:]}
+
+
+@pytest.mark.parametrize("case", ["records", "self"])
+def test_stripes_records_and_self(case, monkeypatch):
+    monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
+    args = _pieces_and_self()[case]
+    ref = cpu_gapped.extend_anchors(*args)
+    got = _extend(args, 64)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.last_stats()
+    assert stats["stripe_escapes"] == 0 and stats["stripe_passes"] > 0
+    assert len(ref[0]) > 0
+
+
 def test_stripes_stop_for_rounds(monkeypatch):
     """Every dirty side redone in GPU rounds: stripes stop at them and go on after, in the same stripes."""
     monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
