@@ -19,7 +19,8 @@ other undecided anchors each reach ``[at + 1 - L, at + 1 + R]``, with ``L``
 and ``R`` their sides' anti-diagonals from the inspection (the larger of the
 last run and the last full one) plus :data:`BRANCH` and
 :data:`STRIPE_MARGIN`. The reaches that overlap form clusters, and the
-clusters, in target order, are dealt to :data:`STRIPES` stripes by count;
+clusters, in target order, are dealt to the stripes by count (half the
+host threads of ``extend_anchors``, at most :data:`STRIPES`);
 the rows between two stripes' clusters are split in the middle, so the
 stripes own rows apart (:func:`plan_stripes`).
 
