@@ -249,8 +249,8 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
 
 def seeds_rc(codes):
     """Reverse complement of seed codes (N stays N)."""
-    from .genome import _COMPLEMENT
-    return _COMPLEMENT[codes[::-1]]
+    from .genome import complement_reversed
+    return complement_reversed(codes)
 
 
 def align(target: Genome, query: Genome, options: AlignOptions | None = None, backend="auto",

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .genome import complement_reversed
 
 log = logging.getLogger("gpukernels")
 
@@ -65,8 +66,6 @@ DEFAULT_SCREEN_IDENTITY = 92.0
 BAND_SHIFT = 4      # 16 diagonals per band
 WIN_SHIFT = 9       # 512 query positions per window
 MIN_NEIGHBOURHOOD = 2
-
-_COMPLEMENT = np.array([3, 2, 1, 0, 4, 5], dtype=np.uint8)
 
 
 def _check_bits(bits):
@@ -203,7 +202,7 @@ def screen_verdict(t_codes, q_codes, min_identity, bits=DEFAULT_BITS, window=DEF
     if need <= 0:
         return ScreenVerdict(True, count=0, **common)
     best = -1
-    for strand, q in (("+", q_codes), ("-", _COMPLEMENT[np.asarray(q_codes)[::-1]])):
+    for strand, q in (("+", q_codes), ("-", complement_reversed(np.asarray(q_codes, dtype=np.uint8)))):
         counts = best_window_counts(t_codes, q, bits, window, backend)
         full = np.flatnonzero(np.arange(len(counts)) < len(q) // window)   # whole windows only
         if len(full) == 0:

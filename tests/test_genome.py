@@ -83,3 +83,11 @@ def test_bad_input_cli_exit_code(tmp_path, capsys):
 def test_missing_file(tmp_path, capsys):
     assert main(["align", str(tmp_path / "nope.fa"), str(tmp_path / "nope.fa")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_complement_reversed_is_the_gather():
+    """The one-pass reverse complement equals NumPy's gather, N and the sixth code included."""
+    from gpukernels.genome import _COMPLEMENT, complement_reversed
+    codes = np.random.default_rng(4).integers(0, 6, 10_001).astype(np.uint8)
+    assert np.array_equal(complement_reversed(codes), _COMPLEMENT[codes[::-1]])
+    assert complement_reversed(codes[:0]).shape == (0,)
