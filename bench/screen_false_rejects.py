@@ -62,8 +62,9 @@ def random_like(genome, seed=0):
 def passes_up_to(t_codes, q_codes, bits, window):
     """Highest whole percent at which the screen passes this order, and the best window count."""
     from gpukernels import seedhit
+    from gpukernels.genome import complement_reversed
     best = -1
-    for q in (q_codes, seedhit._COMPLEMENT[q_codes[::-1]]):
+    for q in (q_codes, complement_reversed(q_codes)):
         counts = seedhit.best_window_counts(t_codes, q, bits, window)[:len(q) // window]
         if len(counts):
             best = max(best, int(counts.max()))
