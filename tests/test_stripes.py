@@ -104,12 +104,11 @@ def test_plan_stripes_rows_apart():
     status[300] = 5
     res_all[2 * 250, R_DIAGS] = 6000        # too wide: the barrier
     t_lo, t_hi = np.zeros(n, np.int64), np.full(n, nrows - 1, np.int64)
-    owner = np.full(n, -1, np.int64)
     bounds = np.zeros((ns, 2), np.int64)
     order = np.empty(n, np.int64)
     starts = np.zeros(ns + 1, np.int64)
-    c, placed = stripes.plan_stripes(0, n, status, res_all, anchor_t, t_lo, t_hi, nrows, margin, wide, ns, owner,
-                                     bounds, order, starts)
+    c, placed = stripes.plan_stripes(0, n, status, res_all, anchor_t, t_lo, t_hi, nrows, margin, wide, ns, bounds,
+                                     order, starts)
     assert c == (250 if status[250] != 4 else 300)
     live = [a for a in range(c) if status[a] == 2]
     assert placed == len(live) and sorted(order[:placed]) == live

@@ -92,13 +92,12 @@ def _rows(a, d_left, d_right, margin, res_all, anchor_t, t_lo, t_hi):
 
 
 @njit(cache=True, nogil=True)
-def plan_stripes(pos, end, status, res_all, anchor_t, t_lo, t_hi, nrows, margin, wide, nstripes, owner, bounds, order,
-                 starts):
+def plan_stripes(pos, end, status, res_all, anchor_t, t_lo, t_hi, nrows, margin, wide, nstripes, bounds, order, starts):
     """Stripes for the segment from ``pos``: its barrier, and each stripe's anchors and rows.
 
-    Writes ``owner[a]`` (the stripe of each undecided anchor before the
-    barrier), ``bounds[s]`` (the rows ``[lo, hi)`` stripe ``s`` owns),
-    ``order[starts[s]:starts[s + 1]]`` (its anchors in walk order).
+    Writes ``bounds[s]`` (the rows ``[lo, hi)`` stripe ``s`` owns) and
+    ``order[starts[s]:starts[s + 1]]`` (its anchors, the undecided ones
+    before the barrier, in walk order).
     Returns the barrier (``end`` when none) and the anchors placed.
     """
     lo = np.empty(end - pos, dtype=np.int64)
@@ -158,15 +157,12 @@ def plan_stripes(pos, end, status, res_all, anchor_t, t_lo, t_hi, nrows, margin,
             for u in range(p, s):
                 bounds[u, 1] = cut
     for k in range(m):
-        a = idx[k]
-        s = stripe_of[cl[k]]
-        owner[a] = s
-        starts[s + 1] += 1
+        starts[stripe_of[cl[k]] + 1] += 1
     for s in range(nstripes):
         starts[s + 1] += starts[s]
     fill = starts[:nstripes].copy()
     for k in range(m):
-        s = owner[idx[k]]
+        s = stripe_of[cl[k]]
         order[fill[s]] = idx[k]
         fill[s] += 1
     return c, m
@@ -280,7 +276,6 @@ class StripedWalk:
         self.nrows = nrows
         self.nheads = nheads
         self.work_shape = work_shape
-        self.owner = np.full(n, -1, dtype=np.int64)
         self.order = np.empty(n, dtype=np.int64)
         self.starts = np.zeros(self.nstripes + 1, dtype=np.int64)
         self.bounds = np.zeros((self.nstripes, 2), dtype=np.int64)
@@ -311,9 +306,8 @@ class StripedWalk:
         while pos < end:
             if pos >= self.barrier:
                 self.barrier, placed = plan_stripes(pos, end, status, res_all, anchor_t, rest[11], rest[12],
-                                                    self.nrows, STRIPE_MARGIN,
-                                                    STRIPE_WIDE, self.nstripes, self.owner, self.bounds, self.order,
-                                                    self.starts)
+                                                    self.nrows, STRIPE_MARGIN, STRIPE_WIDE, self.nstripes,
+                                                    self.bounds, self.order, self.starts)
                 self.stepped = placed >= STRIPE_MIN
             c = self.barrier
             if not self.stepped:
