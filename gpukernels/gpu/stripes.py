@@ -391,10 +391,11 @@ class StripedWalk:
             sizes = np.concatenate([np.diff(p[1]) for p in parts])
             koff = np.zeros(len(kk) + 1, np.int64)
             np.cumsum(sizes, out=koff[1:])
-            kops = np.concatenate([p[2][p[1][0]:p[1][-1]] for p in parts])
+            kops = np.concatenate([p[2][:p[1][-1]] for p in parts])
             perm = np.argsort(np.concatenate([p[3] for p in parts]), kind="mergesort")
-            rest[24], rest[26], rest[28] = merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs,
-                                                      head, ents, walls)
+            grown = merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls)
+            for i, v in zip(_GROWN, grown):      # ops_all, runs, ents
+                rest[i] = v
         if escaped:
             raise StripeEscape("a side redone in a stripe swept rows outside it")
         return stop
