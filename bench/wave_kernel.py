@@ -15,7 +15,7 @@ best, to set the cells past the best (the y-drop tail, which only the
 inspector computes) beside those up to it, and the whole execution as
 the pipeline runs it (the executor, the walk back on the device, the
 copies). Prints one table.
-``--profile`` brackets one more launch with ``cudaProfilerStart/Stop`` for
+``--profile`` brackets one more launch of each kernel with ``cudaProfilerStart/Stop`` for
 ``ncu --profile-from-start off``. ``--save`` writes the inspector's results
 with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
 to compare two builds of the kernel.
@@ -70,25 +70,36 @@ def main(argv=None):
         """Milliseconds of one ``launch()``: the mean of ``--repeats`` after a warm-up (CUDA events)."""
         return 1000.0 * gpu_seconds(launch, args.repeats)[0]
 
-    def inspector(walls, nslot):
+    def inspector(walls, nslot, pairs16=False, out=res):
         def launch():
             saved, runner.nslot, runner._tl.walls = runner.nslot, nslot, walls
             try:
-                runner._launch(d_tasks, 0, band, False, res=res)
+                runner._launch(d_tasks, 0, band, False, res=out, pairs16=pairs16)
             finally:
                 runner.nslot, runner._tl.walls = saved, None
         return launch
 
     rows = runner.walls.shape[0]
-    print("| walls | inspector (ms) | cells | Gcells/s |")
-    print("|---|---|---|---|")
+    print("| kernel | walls | inspector (ms) | cells | Gcells/s |")
+    print("|---|---|---|---|---|")
     for name, walls, nslot in (("end of run, 4 slots", runner.walls, 4),
                                ("none, 4 slots", cp.zeros_like(runner.walls), 4),
                                ("none, 2 slots", cp.zeros((rows, 2, 2), dtype=cp.int32), 2),
                                ("none, 1 slot", cp.zeros((rows, 1, 2), dtype=cp.int32), 1)):
-        ms = timed(inspector(walls, nslot))
-        cells = int(res.get()[:, gr.R_CELLS].sum())
-        print(f"| {name} | {ms:.2f} | {cells:,} | {cells / ms / 1e6:.1f} |")
+        for kernel in (("ydrop", "ydrop16") if nslot == 4 and runner.pairs16 else ("ydrop",)):
+            ms = timed(inspector(walls, nslot, kernel == "ydrop16"))
+            cells = int(res.get()[:, gr.R_CELLS].sum())
+            print(f"| {kernel} | {name} | {ms:.2f} | {cells:,} | {cells / ms / 1e6:.1f} |")
+    if runner.pairs16:
+        # the 16-bit pairs against ydrop, result by result, with the walls of the end of the run
+        other = cp.empty_like(res)
+        inspector(runner.walls, 4, False)()
+        inspector(runner.walls, 4, True, other)()
+        a, b = res.get(), other.get()
+        bad = np.flatnonzero((a != b).any(axis=1))
+        print(f"\nydrop16 against ydrop: {len(a) - len(bad)} of {len(a)} tasks' results equal")
+        for x in bad[:5]:
+            print(f"  task {x}: ydrop {a[x].tolist()} ydrop16 {b[x].tolist()}")
 
     # the executor up to each side's best, with the walls of the end of the run
     inspector(runner.walls, runner.nslot)()
@@ -122,6 +133,8 @@ def main(argv=None):
     if args.profile:
         cp.cuda.profiler.start()
         inspector(runner.walls, runner.nslot)()
+        if runner.pairs16:
+            inspector(runner.walls, runner.nslot, True)()
         cp.cuda.Device().synchronize()
         cp.cuda.profiler.stop()
 

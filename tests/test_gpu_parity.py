@@ -207,3 +207,46 @@ def test_gapped_stage_equals_cpu_any_ydrop(ydrop):
         assert_same_extension(g, c)
         found += len(c[0])
     assert found > 0
+
+
+def _grid_covers_walls(runner):
+    """Every wall on the runner's device sits in a block its wall grid marks (both ends of each slot)."""
+    import cupy
+    walls, bits = cupy.asnumpy(runner.walls), cupy.asnumpy(runner.wall_grid)
+    rows, slots = np.nonzero(walls[:, :, 1] != 0)
+    shift, cols = runner.grid_shift, runner.grid_cols
+    for q in (np.maximum(walls[rows, slots, 0], 0), walls[rows, slots, 1] - 1):
+        bit = (rows.astype(np.int64) >> shift) * cols + (q.astype(np.int64) >> shift)
+        assert ((bits[bit >> 5] >> (bit & 31)) & 1).all()
+    return len(rows)
+
+
+@shared
+def test_inspector_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
+    """Every wave inspection of a real pair (S. aureus, both strands, walls as the walk left them at
+    each launch) gives the same results from ``ydrop16`` (16-bit pairs, the walls of a side read only
+    where the wall grid marks a block in its reach) as from ``ydrop``, task by task; the strand's
+    alignments equal the CPU twin's, and the grid marks the block of every wall on the device."""
+    import cupy
+    from test_gpu_gapped_waves import assert_same_extension, strand_inputs
+    from gpukernels.gpu import gapped as gg, runner as gr
+    launch = gr.DeviceRunner._launch
+    compared, runners = [], {}
+
+    def both(self, tasks, mode, band, wide, res=None, **kw):
+        launch(self, tasks, mode, band, wide, res=res, **kw)
+        if mode == 0 and not wide and kw.get("slots") is None and self.pairs16 and gr.PAIRS16:
+            other = cupy.empty_like(res)
+            launch(self, tasks, mode, band, wide, res=other, pairs16=False, **kw)
+            compared.append((int(len(res)), int((res != other).any(axis=1).sum())))
+            runners[id(self)] = self
+
+    monkeypatch.setattr(gr.DeviceRunner, "_launch", both)
+    t, q = saureus
+    for reverse in (False, True):
+        args = strand_inputs(t, q, reverse, AlignOptions())
+        assert_same_extension(gg.extend_anchors(*args), cpu_gapped.extend_anchors(*args))
+    print(f"ydrop16: {len(compared)} launches, {sum(n for n, _ in compared)} sides")
+    assert sum(n for n, _ in compared) > 300
+    assert [bad for _, bad in compared if bad] == []
+    assert sum(_grid_covers_walls(r) for r in runners.values()) > 0

@@ -529,6 +529,318 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The inspector in 16-bit pairs (kernel ydrop16): ydrop's mode 0 with 4 wall slots, one warp a
+// task, with the same results, each thread computing two neighbouring cells (2k, 2k + 1) of an
+// anti-diagonal in one 32-bit word with Hopper's DPX instructions (an add and a max, or a
+// three-way max, of two 16-bit halves in one instruction). Why 16 bits hold the scores: a cell
+// is alive only from best - ydrop to best + one substitution, and a dead cell's exact value
+// never matters (the rules are monotone and the floor never falls, so no cell below it ever
+// lifts a later cell above it). The rows hold scores less a base that follows the best
+// (rebased when the best climbs REBASE16 past it, a rare sweep of four rows); dead cells hold
+// neg = -(ydrop + 1402), whose sums with a score still lie below every floor, and substitution
+// scores below -(ydrop + 1) count as -(ydrop + 1) (a separator's: dead either way), so that no
+// sum wraps a half where the host launches it (gpu/runner.fits16: scores and gap costs at most
+// 700, ydrop at most 15,000).
+// Cells outside the live ranges read neg from the rows themselves: each anti-diagonal also
+// writes its neighbours lo - 1 and hi dead (the pairs span cells lo - 1 .. hi, their halves
+// outside [lo, hi) killed), where ydrop tests each read against the live ranges; its reads
+// stay within one cell of the rows' computed ranges (lo >= min(lo1, lo2 + 1), hi <= max(hi1, hi2)
+// + 1), so the rows hold 2 * band cells and never wrap onto themselves. The best needs no test
+// per cell: a thread keeps the largest live H it wrote, and only an anti-diagonal whose largest
+// reaches the best (the y-drop tail, 98 % of the cells, never does) is swept again cell by cell
+// for ydrop's rule (a substitution cell, the smallest i of the largest). ydrop stays the twin it
+// is checked against.
+#define REBASE16 8192
+
+__device__ __forceinline__ unsigned pack16x2(int lo, int hi) { return __byte_perm((unsigned)lo, (unsigned)hi, 0x5410); }
+__device__ __forceinline__ int half16(unsigned v, int hi) { return hi ? (int)v >> 16 : (int)(short)(v & 0xffffu); }
+
+// per half: all ones where the half is negative (its sign replicated)
+__device__ __forceinline__ unsigned sign16x2(unsigned v)
+{
+    unsigned m;
+    asm("prmt.b32 %0, %1, 0, 0xbb99;" : "=r"(m) : "r"(v));
+    return m;
+}
+
+// cells (c - 1, c) of a row from its words k - 1 and k (c = 2k): the high half of one, the low of the other
+__device__ __forceinline__ unsigned shifted16x2(unsigned before, unsigned at) { return __byte_perm(before, at, 0x5432); }
+
+// neg2 in the halves where dead is set, v elsewhere
+__device__ __forceinline__ unsigned kill16x2(unsigned v, unsigned dead, unsigned neg2) { return (v & ~dead) | (neg2 & dead); }
+
+// A side's letters from s (side letter x at s[step * x], x clamped to 0 .. lim: the cells that
+// read past the side are dead or outside the range; a side of no letters reads its sequence's first).
+struct Side16 { const unsigned char* s; int step; unsigned lim; };
+
+__device__ __forceinline__ Side16 side16(const unsigned char* seq, const unsigned char* first, int step, int n)
+{
+    return n > 0 ? Side16{first, step, (unsigned)(n - 1)} : Side16{seq, 0, 0u};
+}
+
+__device__ __forceinline__ int letter16(const Side16& sd, int x)
+{
+    return load_ahead(sd.s + sd.step * (int)min((unsigned)x, sd.lim));
+}
+
+// What one pair reads from global memory ahead of its step: its four letters and the first two wall
+// slots of its two target rows (the other two are read where a row's second slot is taken).
+struct PairReads { int t0, t1, q0, q1; int4 a0, a1; };
+
+__device__ __forceinline__ const Slots4* wall_row16(const Slots4* wall4, int ts, int tn, int j)
+{
+    return wall4 + ts * (int)min((unsigned)j, (unsigned)tn);
+}
+
+__device__ __forceinline__ void pair_reads(PairReads& r, int d, int k, const Side16& ts16, const Side16& qs16,
+                                           int ts, int tn, const Slots4* wall4, bool walls_on)
+{
+    const int j0 = d - 2 * k;   // cell 2k's j; cell 2k + 1's is j0 - 1
+    r.t0 = letter16(ts16, j0 - 1);
+    r.t1 = letter16(ts16, j0 - 2);
+    r.q0 = letter16(qs16, 2 * k - 1);
+    r.q1 = letter16(qs16, 2 * k);
+    if (walls_on) {
+        r.a0 = load_ahead(&wall_row16(wall4, ts, tn, j0)->a);
+        r.a1 = load_ahead(&wall_row16(wall4, ts, tn, j0 - 1)->a);
+    } else {
+        r.a0 = r.a1 = make_int4(0, 0, 0, 0);
+    }
+}
+
+// The wall grid: bit tb * cols + qb marks a block of 2^shift target rows by 2^shift query positions
+// that holds a wall (kernel wall_grid_mark; never cleared, so it covers any snapshot of the walls).
+struct WallGrid { const unsigned* bits; int shift, cols, qmax; };
+
+// Does a block of the grid that the side's first dcap anti-diagonals can reach (target rows wt0 +
+// ts j, query positions wq0 + qs i, i and j up to dcap) hold a wall? Uniform over the warp.
+__device__ __forceinline__ bool walls_in_reach(const WallGrid& g, long long wt0, int ts, int tn, long long wq0,
+                                               int qs, int qn, int dcap)
+{
+    long long ra = wt0, rb = wt0 + (long long)ts * min(tn, dcap);
+    long long qa = wq0, qb = wq0 + (long long)qs * min(qn, dcap);
+    if (ra > rb) { const long long x = ra; ra = rb; rb = x; }
+    if (qa > qb) { const long long x = qa; qa = qb; qb = x; }
+    qa = max(qa, 0LL); qb = min(qb, (long long)g.qmax);
+    const long long t0 = max(ra, 0LL) >> g.shift, t1 = rb >> g.shift, q0 = qa >> g.shift, q1 = qb >> g.shift;
+    const long long nq = q1 - q0 + 1, n = nq * (t1 - t0 + 1);
+    bool hit = false;
+    for (long long x = threadIdx.x & 31; x < n && !hit; x += 32) {
+        const long long bit = (t0 + x / nq) * g.cols + q0 + x % nq;
+        hit = (g.bits[bit >> 5] >> (bit & 31)) & 1u;
+    }
+    return __any_sync(FULL, hit);
+}
+
+// Is query position lq inside one of a wall row's first two slots (a), or, where the second is
+// taken (slots fill in order), one of the other two (read now from the row)?
+__device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool any_more)
+{
+    bool hit = in_range(a.x, a.y, lq) | in_range(a.z, a.w, lq);
+    if (any_more && a.w != 0) {
+        const int4 b = row->b;
+        hit |= in_range(b.x, b.y, lq) | in_range(b.z, b.w, lq);
+    }
+    return hit;
+}
+
+__device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                               const long long* __restrict__ tasks, int task, const int* mat,
+                                               int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
+                                               int band, int dcap, long long* __restrict__ res, unsigned* rows,
+                                               const WallGrid& grid)
+{
+    const int lane = threadIdx.x & 31;
+    const long long* tp = tasks + 9LL * task;
+    const long long t0 = tp[0], tstep = tp[1], q0 = tp[3], qstep = tp[4];
+    const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
+    const int tn = (int)tp[2], qn = (int)tp[5];
+    const int bar = (barrier >= -0x7fffffffLL && barrier <= 0x7fffffffLL) ? (int)barrier : (int)0x80000000;
+    const int wq0i = (int)wq0;
+    const unsigned char* tlet = t + t0;
+    const unsigned char* qlet = q + q0;
+    const int ts = (int)tstep, qs = (int)qstep;
+    const Slots4* wall4 = (const Slots4*)(walls + wt0 * 8);
+    const Side16 ts16 = side16(t, tlet, ts, tn), qs16 = side16(q, qlet, qs, qn);
+    const bool walls_on = walls_in_reach(grid, wt0, ts, tn, wq0, qs, qn, dcap);
+    const int mask = band - 1;   // cell c in word (c >> 1) & mask, half c & 1: 2 * band cells a row
+    int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
+    const int neg = -(ydrop + 1402);
+    const unsigned neg2 = pack16x2(neg, neg);
+    for (int x = lane; x < 7 * band; x += 32) rows[x] = neg2;
+    __syncwarp();
+    if (lane == 0) rows[hB] = pack16x2(0, neg);
+    __syncwarp();
+    const int goe = gap_open + gap_ext;
+    const unsigned open2 = pack16x2(-goe, -goe), ext2 = pack16x2(-gap_ext, -gap_ext);
+    const int rebase_at = min(REBASE16, ydrop);
+    int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
+    int best = 0, bi = 0, bj = 0, base = 0;
+    long long cells = 0, cab = 0;
+    int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
+    int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;
+    int d = 0;
+    while (true) {
+        ++d;
+        if ((long long)d > (long long)qn + tn) break;
+        if (d > dcap) { status = 2; break; }
+        int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
+        int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
+        if (lo < d - tn) lo = d - tn;
+        if (lo < 0) lo = 0;
+        if (hi > qn + 1) hi = qn + 1;
+        if (hi > d + 1) hi = d + 1;
+        if (lo >= hi) break;
+        if (hi - lo > band) { status = 1; break; }
+        const int floor_rel = best - ydrop - base;   // ydrop's floor1 (best >= 0, ydrop < 2^29)
+        const unsigned below2 = pack16x2(-floor_rel, -floor_rel);
+        // the barrier's cells on this anti-diagonal: j - i = d - 2i for i in lo - 2 .. hi + 63
+        const bool bar_here = (unsigned)(d - 2 * (lo - 2)) - (unsigned)bar <= (unsigned)(2 * (hi - lo + 66));
+        int nlo = hi, nhi = lo;
+        unsigned top2 = neg2;
+        const int k0 = (lo - 1) >> 1, k1 = hi >> 1;   // pairs over cells lo - 1 .. hi
+        // one pair's cells from its reads
+        auto pair = [&](const PairReads& r, int k) {
+            const int w = k & mask, wm = (k - 1) & mask;
+            const unsigned diag = shifted16x2(rows[hA + wm], rows[hA + w]);
+            const unsigned up = rows[hB + w];
+            const unsigned left = shifted16x2(rows[hB + wm], up);
+            const unsigned eup = rows[eB + w];
+            const unsigned fleft = shifted16x2(rows[fB + wm], rows[fB + w]);
+            const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
+            const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
+            const unsigned e = __viaddmax_s16x2(up, open2, __viaddmax_s16x2(eup, ext2, neg2));
+            const unsigned f = __viaddmax_s16x2(left, open2, __viaddmax_s16x2(fleft, ext2, neg2));
+            const unsigned h = __vimax3_s16x2(sub, e, f);
+            const int c = 2 * k;
+            unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
+            dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
+            if (bar_here) dead |= (d - 2 * c == bar ? 0xffffu : 0u) | (d - 2 * c - 2 == bar ? 0xffff0000u : 0u);
+            const int lq = wq0i + qs * c, j0 = d - c;
+            const bool more = walls_on && __any_sync(FULL, (r.a0.w | r.a1.w) != 0);
+            if (walled16(r.a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
+            if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
+            const unsigned hk = kill16x2(h, dead, neg2);
+            rows[hC + w] = hk;
+            rows[eA + w] = kill16x2(e, dead, neg2);
+            rows[fA + w] = kill16x2(f, dead, neg2);
+            top2 = __vmaxs2(top2, hk);
+            if (dead != 0xffffffffu) {
+                nlo = min(nlo, (dead & 0xffffu) ? c + 1 : c);
+                nhi = (dead >> 16) ? c + 1 : c + 2;
+            }
+        };
+        // steps of 32 pairs, two at a time, each step's reads issued before the step before computes
+        int k = k0 + lane;
+        PairReads ra, rb;
+        pair_reads(ra, d, k, ts16, qs16, ts, tn, wall4, walls_on);
+        for (int kb = k0; kb <= k1; kb += 64, k += 64) {
+            if (kb + 32 <= k1) pair_reads(rb, d, k + 32, ts16, qs16, ts, tn, wall4, walls_on);
+            pair(ra, k);
+            if (kb + 32 > k1) break;
+            if (kb + 64 <= k1) pair_reads(ra, d, k + 64, ts16, qs16, ts, tn, wall4, walls_on);
+            pair(rb, k + 32);
+        }
+        nlo = __reduce_min_sync(FULL, nlo);
+        nhi = __reduce_max_sync(FULL, nhi);
+        const int top = __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
+        __syncwarp();
+        cells += hi - lo;
+        if (hi - 1 > imax) imax = hi - 1;
+        if (d - lo > jmax) jmax = d - lo;
+        if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
+        if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+        last = d;
+        if (nlo >= nhi) break;
+        if (top >= best - base) {
+            // ydrop's rule, cell by cell: the largest live substitution cell (h == sub), smallest i
+            int dbest = neg, dbi = -1;
+            for (int x = lo + lane; x < hi; x += 32) {
+                const int hv = half16(rows[hC + ((x >> 1) & mask)], x & 1);
+                if (hv < floor_rel) continue;
+                const int dv = half16(rows[hA + (((x - 1) >> 1) & mask)], (x - 1) & 1);
+                const int tc = letter16(ts16, d - x - 1), qc = letter16(qs16, x - 1);
+                if (hv == max(dv + mat[tc << 3 | qc], neg) && hv > dbest) { dbest = hv; dbi = x; }
+            }
+            const int m = __reduce_max_sync(FULL, dbest);
+            const unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
+            if (at != 0xffffffffu && m >= best - base) {
+                best = m + base; bi = (int)at; bj = d - (int)at; cab = cells;
+                bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
+            }
+        }
+        if (best - base > rebase_at) {
+            __syncwarp();   // the cell-by-cell sweep's reads of the rows first
+            // the rows the next anti-diagonal reads, less the best's climb (neg stays the floor)
+            const int delta = best - base;
+            base = best;
+            for (int x = lane; x < band; x += 32) {
+                const int rs[4] = {hB, hC, eA, fA};
+                for (int r = 0; r < 4; ++r) {
+                    const unsigned v = rows[rs[r] + x];
+                    rows[rs[r] + x] = pack16x2(max(half16(v, 0) - delta, neg), max(half16(v, 1) - delta, neg));
+                }
+            }
+            __syncwarp();
+        }
+        int tmp = hA; hA = hB; hB = hC; hC = tmp;
+        tmp = eA; eA = eB; eB = tmp;
+        tmp = fA; fA = fB; fB = tmp;
+        lo2 = lo1; hi2 = hi1;
+        lo1 = nlo; hi1 = nhi;
+    }
+    if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
+    if (lane == 0) {
+        long long* r = res + (long long)R_N * task;
+        r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
+        r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
+        r[R_DIAGS] = last; r[R_TRACED] = 0; r[R_STOPPED] = 0;
+    }
+}
+
+// ydrop's warp kernel for the inspector in 16-bit pairs (mode 0, nslot 4; the other parameters
+// unused): the same queue of tasks and the same shared memory, 7 rows of band words a warp; the
+// substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
+// query position (a side whose reach holds no wall reads none).
+extern "C" __global__ void ydrop16(YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits,
+                                   int grid_shift, int grid_cols, int grid_qmax)
+{
+    const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
+    int* mat = load_matrix(matrix, msize);
+    if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
+    __syncthreads();
+    unsigned* rows = (unsigned*)(dyn_smem + MAT_INTS) + (size_t)(threadIdx.x >> 5) * 7 * band;
+    while (true) {
+        int task = 0;
+        if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
+        task = __shfl_sync(FULL, task, 0);
+        if (task >= ntasks) return;
+        inspect16_task(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid);
+        __syncwarp();
+    }
+}
+
+// Marks the wall grid's blocks (WallGrid) that hold a wall of rows [row0, row1) of 4 slots, one thread
+// a row, after the rows' upload: a block is set once, by whichever thread finds it clear.
+extern "C" __global__ void wall_grid_mark(const int* __restrict__ walls, long long row0, long long row1,
+                                          int shift, int cols, int qmax, unsigned* __restrict__ bits)
+{
+    const long long r = row0 + blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (r >= row1) return;
+    const int4 a = ((const int4*)walls)[2 * r], b = ((const int4*)walls)[2 * r + 1];
+    const int lo[4] = {a.x, a.z, b.x, b.z}, hi[4] = {a.y, a.w, b.y, b.w};
+    const long long tb = r >> shift;
+    for (int k = 0; k < 4 && hi[k] != 0; ++k) {
+        const int q0 = max(lo[k], 0) >> shift, q1 = min(hi[k] - 1, qmax) >> shift;
+        for (int x = q0; x <= q1; ++x) {
+            const long long bit = tb * cols + x;
+            const unsigned m = 1u << (bit & 31);
+            if (!(bits[bit >> 5] & m)) atomicOr(bits + (bit >> 5), m);
+        }
+    }
+}
+
 // One block per task (blockDim.x a multiple of 32, at most 1024; MAT_INTS + 7 * band ints of dynamic
 // shared memory).
 template <bool CHUNK>

@@ -44,6 +44,14 @@ WIDE_BAND = 1 << 13
 #: bytes of the substitution matrix at the base of the y-drop kernels' dynamic shared memory (64 ints,
 #: rows of 8: MAT_INTS in ``cuda/gapped.cu``), before their rows of the band
 MAT_BYTES = 256
+#: the waves' inspector in 16-bit pairs (kernel ``ydrop16``, Hopper's DPX instructions) where the
+#: scores fit it (:func:`fits16`); ``ydrop`` otherwise, and always for the other modes
+PAIRS16 = True
+#: the wall grid's blocks (kernels ``wall_grid_mark`` and ``ydrop16``: a side whose reach holds no marked
+#: block reads no walls): 2**GRID_SHIFT target rows by as many query positions, coarser where the grid
+#: would pass GRID_BITS bits
+GRID_SHIFT = 12
+GRID_BITS = 1 << 26
 #: blocks per side that pack a wide round's tracebacks for the copy to the host
 PACK_BLOCKS = 16
 #: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
@@ -118,6 +126,10 @@ class DeviceRunner:
             raise ValueError(f"the GPU kernels take substitution matrices up to 8 x 8, not {matrix.shape}")
         self.gap_open, self.gap_ext, self.ydrop = int(gap_open), int(gap_ext), int(ydrop)
         self.nslot = int(wall_slots)
+        self.pairs16 = fits16(matrix, self.gap_open, self.gap_ext, self.ydrop) and self.nslot == 4
+        # the wall grid (GRID_SHIFT): blocks that hold a wall set so far, for ydrop16
+        self.grid_shift, self.grid_cols, words = grid_shape(len(t) + 1, len(q) + 1)
+        self.wall_grid = cp.zeros(words, dtype=cp.uint32)
         self.walls = cp.zeros((len(t) + 1, wall_slots, 2), dtype=cp.int32)
         #: slots for sides' rows at their best (the kernel's keep and stale slots; allocated at first
         #: use, out of the budget), and the rest of the budget, for tracebacks
@@ -143,6 +155,7 @@ class DeviceRunner:
         self._walk_ahead = get_kernel("gapped", "relay_walk_ahead")
         self._walk_join = get_kernel("gapped", "relay_walk_join")
         self._relay_tables = get_kernel("gapped", "relay_tables")
+        self._grid_mark = get_kernel("gapped", "wall_grid_mark")
         optin = cp.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]
         self.wide_band = WIDE_BAND
         while self.wide_band > BANDS[-1] and 28 * self.wide_band + 2048 > optin:
@@ -169,6 +182,17 @@ class DeviceRunner:
             _WALLS.give(walls)
 
     def set_walls(self, walls, spans):
+        """Copy the host's wall rows ``[start, stop)`` of each span to the device, and mark their walls'
+        blocks in the wall grid (after the copy, on the same stream). See :meth:`_upload_walls`."""
+        self._upload_walls(walls, spans)
+        if self.pairs16 and len(spans):
+            first, stop = int(spans[0, 0]), int(spans[-1, 1])
+            n = stop - first
+            self._grid_mark(((n + 255) // 256,), (256,),
+                            (self.walls, np.int64(first), np.int64(stop), np.int32(self.grid_shift),
+                             np.int32(self.grid_cols), np.int32(len(self.q)), self.wall_grid))
+
+    def _upload_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device.
 
         Walls of :meth:`host_walls` go straight from their pinned memory,
@@ -229,17 +253,21 @@ class DeviceRunner:
             finally:
                 self._tl.walls = None
 
-    def _kernel(self, band, wide):
+    def _kernel(self, band, wide, pairs16=False):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
+
+        ``pairs16``: the warp inspector in 16-bit pairs (``ydrop16``; the
+        same launch shape and shared memory as ``ydrop``).
 
         Memoised per runner: a pair makes thousands of short launches, and
         looking the kernel up and setting its shared-memory limit took
         ~0.3 ms each time in a profile.
         """
-        got = self._kernels.get((band, wide))
+        got = self._kernels.get((band, wide, pairs16))
         if got is None:
             from ..cuda import get_kernel
-            k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else "ydrop")
+            k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else
+                           "ydrop16" if pairs16 else "ydrop")
             # the largest limit any shape asks for (the kernel object is shared by threads and runners):
             # the block's opt-in maximum less the kernel's static shared memory
             attributes = self.cp.cuda.Device().attributes
@@ -247,13 +275,16 @@ class DeviceRunner:
             tpb, grid = (1, 0) if wide else _warp_shape(k, band, attributes)
             smem = MAT_BYTES + tpb * 7 * 4 * band
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
-            got = self._kernels[(band, wide)] = (k, tpb, threads, smem, grid)
+            got = self._kernels[(band, wide, pairs16)] = (k, tpb, threads, smem, grid)
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None, dump_at=None, dump=None, slots=None):
+                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None):
+        """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the inspector in 16-bit
+        pairs where it applies; False, never)."""
         cp = self.cp
-        k, tpb, threads, smem, grid = self._kernel(band, wide)
+        pairs16 = PAIRS16 and pairs16 is not False and self.pairs16 and mode == 0 and not wide and slots is None
+        k, tpb, threads, smem, grid = self._kernel(band, wide, pairs16)
         n = int(tasks.shape[0])
         z, zb, zi = self._z, self._zb, self._zi
         dump_w = 0
@@ -274,6 +305,8 @@ class DeviceRunner:
             # the warps take tasks from a queue: at most enough blocks to fill the device once
             args += (cp.zeros(1, dtype=cp.int32),)
             blocks = min(blocks, grid)
+        if pairs16:
+            args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
         k((blocks,), (threads,), args, shared_mem=smem)
         self.launches += 1
 
@@ -702,6 +735,30 @@ class DeviceRunner:
         if host.nbytes:
             dev.data.copy_from_host_async(host.ctypes.data, host.nbytes)
         return dev
+
+
+def grid_shape(nt, nq):
+    """The wall grid for ``nt`` target rows and ``nq`` query positions: block shift, columns, 32-bit words."""
+    shift = GRID_SHIFT
+    while ((nt >> shift) + 1) * ((nq >> shift) + 1) > GRID_BITS:
+        shift += 1
+    cols = (nq >> shift) + 1
+    return shift, cols, (((nt >> shift) + 1) * cols + 31) // 32
+
+
+def fits16(matrix, gap_open, gap_ext, ydrop):
+    """Do the scores fit the inspector in 16-bit pairs (kernel ``ydrop16``)?
+
+    Its rows hold scores less a base within 8,192 of the best, dead cells
+    at -(ydrop + 1,402), and it counts substitution scores below
+    -(ydrop + 1) (a separator's) as that: no sum of them wraps a 16-bit
+    half where the positive scores and the gap costs are at most 700 and
+    the y-drop at most 15,000 (LASTZ's defaults: HOXD70 up to 100, 430 to
+    open a gap, 30 to extend it, 9,400).
+    """
+    m = np.asarray(matrix)
+    return (0 <= gap_open + gap_ext <= 700 and 0 <= gap_ext <= 700 and int(m.max(initial=0)) <= 700
+            and 0 <= ydrop <= 15000)
 
 
 def _warp_shape(kernel, band, attributes):
