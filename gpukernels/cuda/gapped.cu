@@ -260,6 +260,55 @@ __device__ __forceinline__ void score_antidiagonal(
     }
 }
 
+// The cells [lo, hi) of anti-diagonal d: one past the live ranges of d - 1 ([lo1, hi1)) and d - 2
+// ([lo2, hi2)), within the side (tn target and qn query letters); empty where lo >= hi.
+__device__ __forceinline__ void antidiagonal_cells(int d, int lo1, int hi1, int lo2, int hi2, int tn, int qn, int& lo,
+                                                   int& hi)
+{
+    lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
+    hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
+    if (lo < d - tn) lo = d - tn;
+    if (lo < 0) lo = 0;
+    if (hi > qn + 1) hi = qn + 1;
+    if (hi > d + 1) hi = d + 1;
+}
+
+// The region a sweep explored (R_IMAX .. R_KMAX): its query and target reach and its diagonal range.
+struct Region {
+    int imax = 0, jmax = 0, kmin = 0, kmax = 0;
+    __device__ __forceinline__ void grow(int d, int lo, int hi)
+    {
+        if (hi - 1 > imax) imax = hi - 1;
+        if (d - lo > jmax) jmax = d - lo;
+        if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
+        if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+    }
+};
+
+// After anti-diagonal d (live range [nlo, nhi)): its rows become the ones before (H of d - 2, d - 1
+// and d rotate; E and F of d - 1 and d swap), and the live ranges shift.
+__device__ __forceinline__ void next_antidiagonal(int& hA, int& hB, int& hC, int& eA, int& eB, int& fA, int& fB,
+                                                  int& lo1, int& hi1, int& lo2, int& hi2, int nlo, int nhi)
+{
+    int tmp = hA; hA = hB; hB = hC; hC = tmp;
+    tmp = eA; eA = eB; eB = tmp;
+    tmp = fA; fA = fB; fB = tmp;
+    lo2 = lo1; hi2 = hi1;
+    lo1 = nlo; hi1 = nhi;
+}
+
+// A task's inspector results (R_N columns of res); an abandoned side (status 2) reports all it explored.
+__device__ __forceinline__ void write_results(long long* __restrict__ res, int task, int best, int bi, int bj,
+                                              long long cells, long long cab, Region at_best, const Region& all,
+                                              int status, int last, bool traced, bool stopped)
+{
+    if (status == 2) at_best = all;
+    long long* r = res + (long long)R_N * task;
+    r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
+    r[R_IMAX] = at_best.imax; r[R_JMAX] = at_best.jmax; r[R_KMIN] = at_best.kmin; r[R_KMAX] = at_best.kmax;
+    r[R_STATUS] = status; r[R_DIAGS] = last; r[R_TRACED] = traced; r[R_STOPPED] = stopped;
+}
+
 // SCORE: mode 0 with 4 wall slots compiled on its own (the inspector of the waves, where 98 % of
 // the cells lie): no traceback bits, kept rows or stops, and its anti-diagonals swept by
 // score_antidiagonal. SLOTS4: 4 wall slots (gpukernels.gapped.WALL_SLOTS), known to the compiler (the
@@ -331,8 +380,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int best = 0, bi = 0, bj = 0;
     long long cells = 0, cab = 0;
     long long bsum = 0;     // the best before each anti-diagonal, summed (dump_state)
-    int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
-    int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;   // the region at the best
+    int status = 0, last = 0;
+    Region reg, breg;   // the region explored, and at the best
     int d = 0;
     while (true) {
         ++d;
@@ -343,12 +392,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         if ((long long)d > (long long)qn + tn) { ended = true; break; }
         if (d > dstop) break;
         if (mode != 1 && d > dcap) { status = 2; break; }
-        int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
-        int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
-        if (lo < d - tn) lo = d - tn;
-        if (lo < 0) lo = 0;
-        if (hi > qn + 1) hi = qn + 1;
-        if (hi > d + 1) hi = d + 1;
+        int lo, hi;
+        antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
         if (lo >= hi) { ended = true; break; }
         if (hi - lo > band) { status = 1; break; }
         if (tracing && (cells + (hi - lo) > tbcap || d >= adcap)) tracing = false;   // mode 2 out of room
@@ -426,15 +471,12 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         }
         group_reduce<WIDE>(nlo, nhi, dbest, dbi, red, d);
         cells += hi - lo;
-        if (hi - 1 > imax) imax = hi - 1;
-        if (d - lo > jmax) jmax = d - lo;
-        if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
-        if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+        reg.grow(d, lo, hi);
         last = d;
         if (nlo >= nhi) { ended = true; break; }
         if (dbi >= 0 && dbest >= best) {
             best = dbest; bi = dbi; bj = d - dbi; cab = cells;
-            bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
+            breg = reg;
             // the rows of d are complete (the reduction's barrier), those of d - 1 intact until d + 2
             if (keep && (mode == 2 || d == dstop))
                 dump_state(keep, dump_w, rows, hC, hB, eA, fA, mask, rank, gsize, d, nlo, nhi, lo1, hi1, best, bi,
@@ -445,24 +487,14 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             stopped = true;
             break;
         }
-        int tmp = hA; hA = hB; hB = hC; hC = tmp;
-        tmp = eA; eA = eB; eB = tmp;
-        tmp = fA; fA = fB; fB = tmp;
-        lo2 = lo1; hi2 = hi1;
-        lo1 = nlo; hi1 = nhi;
+        next_antidiagonal(hA, hB, hC, eA, eB, fA, fB, lo1, hi1, lo2, hi2, nlo, nhi);
     }
-    if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
     if (CHUNK)   // after the loop's last barrier: every row write of the last anti-diagonal is done
         dump_state(dump_end, band, rows, hB, hA, eB, fB, mask, rank, gsize, last, lo1, hi1, lo2, hi2, best, bi, bj,
                    cells, ended, traced_to, status, bsum);
-    if (rank == 0 && mode != 1) {
-        long long* r = res + (long long)R_N * task;
-        r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
-        r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
-        r[R_DIAGS] = last;
-        r[R_TRACED] = mode >= 2 && bi + bj <= traced_to;
-        r[R_STOPPED] = stopped;
-    }
+    if (rank == 0 && mode != 1)
+        write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, mode >= 2 && bi + bj <= traced_to,
+                      stopped);
 }
 
 #define YDROP_PARAMS const unsigned char* __restrict__ t, const unsigned char* __restrict__ q, \
@@ -678,19 +710,15 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
     int best = 0, bi = 0, bj = 0, base = 0;
     long long cells = 0, cab = 0;
-    int imax = 0, jmax = 0, kmin = 0, kmax = 0, status = 0;
-    int bimax = 0, bjmax = 0, bkmin = 0, bkmax = 0, last = 0;
+    int status = 0, last = 0;
+    Region reg, breg;   // the region explored, and at the best
     int d = 0;
     while (true) {
         ++d;
         if ((long long)d > (long long)qn + tn) break;
         if (d > dcap) { status = 2; break; }
-        int lo = lo1 < lo2 + 1 ? lo1 : lo2 + 1;
-        int hi = hi1 + 1 > hi2 + 1 ? hi1 + 1 : hi2 + 1;
-        if (lo < d - tn) lo = d - tn;
-        if (lo < 0) lo = 0;
-        if (hi > qn + 1) hi = qn + 1;
-        if (hi > d + 1) hi = d + 1;
+        int lo, hi;
+        antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
         if (lo >= hi) break;
         if (hi - lo > band) { status = 1; break; }
         const int floor_rel = best - ydrop - base;   // ydrop's floor1 (best >= 0, ydrop < 2^29)
@@ -747,10 +775,7 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
         const int top = __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
         __syncwarp();
         cells += hi - lo;
-        if (hi - 1 > imax) imax = hi - 1;
-        if (d - lo > jmax) jmax = d - lo;
-        if (d - 2 * (hi - 1) < kmin) kmin = d - 2 * (hi - 1);
-        if (d - 2 * lo > kmax) kmax = d - 2 * lo;
+        reg.grow(d, lo, hi);
         last = d;
         if (nlo >= nhi) break;
         if (top >= best - base) {
@@ -767,7 +792,7 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
             const unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
             if (at != 0xffffffffu && m >= best - base) {
                 best = m + base; bi = (int)at; bj = d - (int)at; cab = cells;
-                bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax;
+                breg = reg;
             }
         }
         if (best - base > rebase_at) {
@@ -784,19 +809,9 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
             }
             __syncwarp();
         }
-        int tmp = hA; hA = hB; hB = hC; hC = tmp;
-        tmp = eA; eA = eB; eB = tmp;
-        tmp = fA; fA = fB; fB = tmp;
-        lo2 = lo1; hi2 = hi1;
-        lo1 = nlo; hi1 = nhi;
+        next_antidiagonal(hA, hB, hC, eA, eB, fA, fB, lo1, hi1, lo2, hi2, nlo, nhi);
     }
-    if (status == 2) { bimax = imax; bjmax = jmax; bkmin = kmin; bkmax = kmax; }   // abandoned: all of it
-    if (lane == 0) {
-        long long* r = res + (long long)R_N * task;
-        r[R_BEST] = best; r[R_BI] = bi; r[R_BJ] = bj; r[R_CELLS] = cells; r[R_CELLS_AT_BEST] = cab;
-        r[R_IMAX] = bimax; r[R_JMAX] = bjmax; r[R_KMIN] = bkmin; r[R_KMAX] = bkmax; r[R_STATUS] = status;
-        r[R_DIAGS] = last; r[R_TRACED] = 0; r[R_STOPPED] = 0;
-    }
+    if (lane == 0) write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, false, false);
 }
 
 // ydrop's warp kernel for the inspector in 16-bit pairs (mode 0, nslot 4; the other parameters
