@@ -575,10 +575,13 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 // sum wraps a half where the host launches it (gpu/runner.fits16: scores and gap costs at most
 // 700, ydrop at most 15,000).
 // Cells outside the live ranges read neg from the rows themselves: each anti-diagonal also
-// writes its neighbours lo - 1 and hi dead (the pairs span cells lo - 1 .. hi, their halves
-// outside [lo, hi) killed), where ydrop tests each read against the live ranges; its reads
-// stay within one cell of the rows' computed ranges (lo >= min(lo1, lo2 + 1), hi <= max(hi1, hi2)
-// + 1), so the rows hold 2 * band cells and never wrap onto themselves. The best needs no test
+// writes its neighbours lo - 1 and hi dead (the pairs span cells lo - 1 .. hi, and the last
+// step's lanes up to 63 cells past it, their halves outside [lo, hi) killed), where ydrop tests
+// each read against the live ranges; its reads stay within one cell of the rows' computed ranges
+// (lo >= min(lo1, lo2 + 1), hi <= max(hi1, hi2) + 1), so the rows hold 2 * band cells and never
+// wrap onto themselves. A side reads its walls only where the wall grid marks a block within
+// reach of its first dcap anti-diagonals (walls_in_reach; 95 % of a pair's cells read none
+// early in its run), and a row's last two slots only where its second is taken. The best needs no test
 // per cell: a thread keeps the largest live H it wrote, and only an anti-diagonal whose largest
 // reaches the best (the y-drop tail, 98 % of the cells, never does) is swept again cell by cell
 // for ydrop's rule (a substitution cell, the smallest i of the largest). ydrop stays the twin it
