@@ -5,7 +5,7 @@ Usage::
 
     python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--repeats 3] [--profile] [--save R.npy]
 
-Aligns the pair once on the GPU, keeping the tasks of the first inspector
+Aligns the pair once on the GPU, keeping the tasks of the ``--nth`` inspector
 launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
 anchors), then relaunches the warp kernel (``ydrop``, mode 0, the first
 band) on them with CUDA events after a warm-up, with the walls of the end
@@ -37,6 +37,10 @@ def main(argv=None):
     p.add_argument("query")
     p.add_argument("--sides", type=int, default=4096)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--nth", type=int, default=1, help="take the nth inspector launch of --sides tasks")
+    p.add_argument("--long", type=int, default=16, help="the executor's longest sides timed apart")
+    p.add_argument("--exec-walls", choices=("none", "end"), default="none",
+                   help="walls of the executor's part: none (those the first wave saw) or the end of the run's")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--save", help="write the inspector's results (end-of-run walls) to this .npy file")
     args = p.parse_args(argv)
@@ -48,12 +52,14 @@ def main(argv=None):
     from gpukernels.gpu import runner as gr
     from gpu_timing import gpu_seconds
 
-    captured = []
+    captured, seen = [], []
     inspect = gr.DeviceRunner.inspect
 
     def keep_first(self, tasks, wide=False):
-        if not wide and len(tasks) == args.sides and not captured:
-            captured.append((self, np.array(tasks)))
+        if not wide and len(tasks) == args.sides:
+            seen.append(1)
+            if len(seen) == args.nth:
+                captured.append((self, np.array(tasks)))
         return inspect(self, tasks, wide)
 
     gr.DeviceRunner.inspect = keep_first
@@ -66,9 +72,18 @@ def main(argv=None):
     d_tasks = cp.asarray(tasks)
     res = cp.empty((n, gr.R_N), dtype=cp.int64)
 
-    def timed(launch):
-        """Milliseconds of one ``launch()``: the mean of ``--repeats`` after a warm-up (CUDA events)."""
-        return 1000.0 * gpu_seconds(launch, args.repeats)[0]
+    def timed(launch, walls=None):
+        """Milliseconds of one ``launch()``: the mean of ``--repeats`` after a warm-up (CUDA events).
+
+        ``walls``: the walls its launches read (default: the runner's).
+        """
+        def run():
+            runner._tl.walls = walls
+            try:
+                launch()
+            finally:
+                runner._tl.walls = None
+        return 1000.0 * gpu_seconds(run, args.repeats)[0]
 
     def inspector(walls, nslot, pairs16=False, out=res):
         def launch():
@@ -101,8 +116,9 @@ def main(argv=None):
         for x in bad[:5]:
             print(f"  task {x}: ydrop {a[x].tolist()} ydrop16 {b[x].tolist()}")
 
-    # the executor up to each side's best, with the walls of the end of the run
-    inspector(runner.walls, runner.nslot)()
+    # the executor up to each side's best, with the walls of --exec-walls (none: those the first wave saw)
+    exec_walls = cp.zeros_like(runner.walls) if args.exec_walls == "none" else runner.walls
+    inspector(exec_walls, runner.nslot)()
     r = res.get()
     if args.save:
         np.save(args.save, r)
@@ -116,7 +132,7 @@ def main(argv=None):
     tb_lo = cp.empty(int((ds + 1).sum()), dtype=cp.int32)
     tb_off = cp.empty(int((ds + 1).sum()), dtype=cp.int64)
     ms = timed(lambda: runner._launch(d_tasks, 1, band, False, dstop=dstop, tbb=tbb, adb=adb, tb=tb, tb_lo=tb_lo,
-                                      tb_off=tb_off))
+                                      tb_off=tb_off), exec_walls)
     # the wave's whole execution as the pipeline runs it (DeviceRunner.execute): the executor, the
     # walk back on the device (ydrop_trace, one thread per side) and the columns' copy back
     run = np.flatnonzero(ds > 0)
@@ -124,7 +140,25 @@ def main(argv=None):
     h_adb = np.concatenate([[0], np.cumsum(ds[run] + 1)[:-1]])
     whole = timed(lambda: runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb,
                                          int(cab[run].sum()), int((ds[run] + 1).sum()), r[run, gr.R_BI],
-                                         r[run, gr.R_BJ]))
+                                         r[run, gr.R_BJ]), exec_walls)
+    # the executor's longest chains: the sides with the most warp steps (anti-diagonals plus 32-cell
+    # steps), alone in a warp launch and in one block each (ydrop_wide), and the wave without them
+    steps = gr._exec_steps(ds, np.concatenate([[0], np.cumsum(cab)[:-1]]), int(cab.sum()))
+    top = np.argsort(-steps, kind="stable")[:args.long]
+    rest = np.setdiff1d(np.flatnonzero(ds > 0), top)
+
+    def executor(sel, wide):
+        sel_tbb = cp.asarray(np.concatenate([[0], np.cumsum(cab[sel])[:-1]]))
+        sel_adb = cp.asarray(np.concatenate([[0], np.cumsum(ds[sel] + 1)[:-1]]))
+        sel_tasks, sel_stop = cp.asarray(tasks[sel]), cp.asarray(ds[sel])
+        b = runner.wide_band if wide else band
+        return timed(lambda: runner._launch(sel_tasks, 1, b, wide, dstop=sel_stop, tbb=sel_tbb, adb=sel_adb, tb=tb,
+                                            tb_lo=tb_lo, tb_off=tb_off), exec_walls)
+
+    print(f"\nthe executor's {args.long} longest sides (anti-diagonals to the best, cells to it, mean width): "
+          + ", ".join(f"{int(ds[x])}/{int(cab[x])}/{cab[x] / max(ds[x], 1):.0f}" for x in top[:8]))
+    print(f"executor: all {ms:.2f} ms; without them {executor(rest, False):.2f} ms; them alone, a warp each "
+          f"{executor(top, False):.2f} ms, a block each {executor(top, True):.2f} ms")
     total = int(r[:, gr.R_CELLS].sum())
     print()
     print(f"{n} tasks at band {band}: {total:,} cells, {int(cab.sum()):,} up to the best "

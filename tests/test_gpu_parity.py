@@ -108,6 +108,35 @@ def test_gapped_stage_equals_cpu(saureus, wave, gpu_mem):
         print("gapped", reverse, wave, gpu_mem, gg.last_stats())
 
 
+@shared
+def test_executor_long_chains_in_blocks_equal_cpu(saureus, monkeypatch):
+    """The executor's long wide chains, each in a block of its own on a stream beside the warps
+    (``runner.EXEC_WIDE_STEPS``), give the CPU twin's alignments: with the thresholds lowered so
+    that a quarter of each call's tasks (the most steps) take that path, both strands."""
+    from test_gpu_gapped_waves import assert_same_extension, strand_inputs
+    from gpukernels.gpu import gapped as gg
+    from gpukernels.gpu import runner as gr
+    execute, in_blocks = gr.DeviceRunner.execute, []
+
+    def quarter_in_blocks(self, tasks, band, dstop, tbb, adb, tb_total, *rest, **kw):
+        steps = gr._exec_steps(dstop, tbb, tb_total)
+        gr.EXEC_WIDE_STEPS = max(1, int(np.percentile(steps, 75)))     # restored by monkeypatch
+        in_blocks.append(int((steps >= gr.EXEC_WIDE_STEPS).sum()))
+        return execute(self, tasks, band, dstop, tbb, adb, tb_total, *rest, **kw)
+
+    monkeypatch.setattr(gr, "EXEC_WIDE_STEPS", gr.EXEC_WIDE_STEPS)
+    monkeypatch.setattr(gr, "EXEC_WIDE_WIDTH", 0)
+    monkeypatch.setattr(gr.DeviceRunner, "execute", quarter_in_blocks)
+    t, q = saureus
+    for reverse in (False, True):
+        args = strand_inputs(t, q, reverse)
+        c = cpu_gapped.extend_anchors(*args)
+        calls = len(in_blocks)
+        g = gg.extend_anchors(*args, host_threads=16)
+        assert_same_extension(g, c)
+        assert sum(in_blocks[calls:]) > 0
+
+
 def _parity(name, t, q, tmp_path, args=(), env=None):
     expected = ref.cpu_paf(t, q, args, workdir=tmp_path)
     out = tmp_path / f"{name}.gpu.paf"

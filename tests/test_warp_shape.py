@@ -1,6 +1,8 @@
-"""The warp kernel's launch shape: warps per block that fit the most warps on a multiprocessor."""
+"""The warp kernels' launches: warps per block that fit the most warps on a multiprocessor, the executor's queue order."""
 
-from gpukernels.gpu.runner import _warp_shape
+import numpy as np
+
+from gpukernels.gpu.runner import _exec_steps, _warp_shape
 
 H100 = {"MaxSharedMemoryPerMultiprocessor": 233472, "MaxSharedMemoryPerBlockOptin": 232448,
         "ReservedSharedMemoryPerBlock": 1024, "MaxRegistersPerMultiprocessor": 65536, "MultiProcessorCount": 132}
@@ -25,3 +27,11 @@ def test_band_2048():
     tpb, grid = _warp_shape(Kernel(93), 2048, H100)
     assert tpb * 7 * 4 * 2048 <= H100["MaxSharedMemoryPerBlockOptin"]
     assert (tpb, grid) == (2, 2 * 132)
+
+
+def test_executor_steps_count_anti_diagonals_and_warp_steps():
+    # three tasks' traceback bases: 100, 64,000 and 320 cells
+    steps = _exec_steps([10, 2000, 5], [0, 100, 64100], 64420)
+    assert steps.tolist() == [10 + 3, 2000 + 2000, 5 + 10]
+    # the queue takes the long chain first
+    assert np.argsort(-steps, kind="stable").tolist() == [1, 2, 0]

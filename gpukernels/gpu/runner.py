@@ -52,6 +52,16 @@ PAIRS16 = True
 #: would pass GRID_BITS bits
 GRID_SHIFT = 12
 GRID_BITS = 1 << 26
+#: the executor's warps take their tasks longest first (anti-diagonals up to the best plus the warp's
+#: steps over their cells), so the longest chains start first
+EXEC_LONGEST_FIRST = True
+#: an executor task of at least EXEC_WIDE_STEPS such steps whose anti-diagonals are at least
+#: EXEC_WIDE_WIDTH cells wide on average runs in a block of its own (``ydrop_wide``, on a stream beside
+#: the warps): a wave's few sides of thousands of anti-diagonals some 300 cells wide are chains that one
+#: warp sweeps in ten steps each, and ran on for 10 ms after the rest of the wave (E. coli's first wave of
+#: 4,096 anchors: 18.5 ms, the 16 longest alone 21.3 ms in warps and 4.7 ms in blocks)
+EXEC_WIDE_STEPS = 1 << 14
+EXEC_WIDE_WIDTH = 64
 #: blocks per side that pack a wide round's tracebacks for the copy to the host
 PACK_BLOCKS = 16
 #: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
@@ -77,6 +87,18 @@ HOST_WALLS_KEEP = 1 << 30
 
 
 @njit(cache=True, nogil=True)
+def _exec_steps(dstop, tbb, tb_total):
+    """A warp's steps for each executor task: its anti-diagonals plus 32-cell steps over its cells.
+
+    The cells are the gaps between consecutive traceback bases ``tbb`` (the
+    last one up to ``tb_total``); the executor's queue takes the tasks in
+    decreasing order of this, so its longest chains start first.
+    """
+    tbb = np.asarray(tbb, dtype=np.int64)
+    cells = np.diff(np.append(tbb, np.int64(tb_total)))
+    return np.asarray(dstop, dtype=np.int64) + cells // 32
+
+
 def _slot_columns(out, obase, size, lens):
     """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts."""
     flat = np.empty(lens.sum(), dtype=np.uint8)
@@ -396,8 +418,13 @@ class DeviceRunner:
         size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
         obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
         # the tasks, their tables and the executor's stops, slots and per-band order, in one copy; the
-        # tasks of each band (most often one) launch together
-        order = np.argsort(band, kind="stable")
+        # tasks of each band (most often one) launch together, the long wide chains apart in blocks
+        # (EXEC_WIDE_STEPS), the others longest first (EXEC_LONGEST_FIRST)
+        steps, lone = _exec_steps(dstop, tbb, tb_total), np.zeros(n, dtype=bool)
+        if not wide and EXEC_WIDE_STEPS:
+            cells = steps - np.asarray(dstop, dtype=np.int64)     # a warp's steps over the cells
+            lone = (steps >= EXEC_WIDE_STEPS) & (32 * cells >= EXEC_WIDE_WIDTH * np.asarray(dstop, dtype=np.int64))
+        order = np.lexsort((-steps if EXEC_LONGEST_FIRST else np.arange(n), ~lone, band))
         slots = np.stack([np.asarray(keep if use else np.full(n, -1), dtype=np.int64), np.full(n, -1)], axis=1)
         cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
                 np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
@@ -408,11 +435,36 @@ class DeviceRunner:
         d_bi, d_bj, d_obase = d_in[:n, 12], d_in[:n, 13], d_in[:n, 14]
         by_band = d_in[n:]
         bands, starts = np.unique(band[order], return_index=True)
+        parts, lone_parts = [], []
         for b, lo, hi in zip(bands, starts, list(starts[1:]) + [n]):
-            part = by_band[lo:hi]
-            self._launch(cp.ascontiguousarray(part[:, :9]), 1, int(b), wide, dstop=cp.ascontiguousarray(part[:, 11]),
+            mid = lo + int(lone[order[lo:hi]].sum())
+            if mid > lo:
+                lone_parts.append((by_band[lo:mid], int(b), True))
+            if hi > mid:
+                parts.append((by_band[mid:hi], int(b), wide))
+
+        def launch(part, b, in_block):
+            self._launch(cp.ascontiguousarray(part[:, :9]), 1, b, in_block, dstop=cp.ascontiguousarray(part[:, 11]),
                          tbb=cp.ascontiguousarray(part[:, 9]), adb=cp.ascontiguousarray(part[:, 10]), tb=tb,
                          tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None)
+
+        if lone_parts:
+            # the long chains on a stream of their own, beside the warps on the caller's
+            from . import own_stream
+            caller = cp.cuda.get_current_stream()
+            ready = caller.record()
+            with own_stream(self.device_id) as side:
+                side.wait_event(ready)
+                for part in lone_parts:
+                    launch(*part)
+                done = side.record()
+                with caller:
+                    for part in parts:
+                        launch(*part)
+            caller.wait_event(done)
+        else:
+            for part in parts:
+                launch(*part)
         out = cp.empty(max(int(size.sum()), 1), dtype=cp.uint8)
         lens = cp.empty(n, dtype=cp.int64)
         self._trace(((n + 127) // 128,), (128,),
