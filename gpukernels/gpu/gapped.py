@@ -1387,10 +1387,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         m = _choose_exec(idx, status, res_all, mem, chosen)
         exec_s = 0.0
         if m:
-            pieces, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q, anchor_t, t_lo, t_hi,
-                                            q_lo, q_hi, self_barrier, mem, wide, kept, status)
+            flat, lens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q, anchor_t, t_lo,
+                                                t_hi, q_lo, q_hi, self_barrier, mem, wide, kept, status)
             with lock:
-                store, used = _store_columns(pieces, chosen[:m], ops_idx, store, used)
+                store, used = _store_columns(flat, lens, chosen[:m], ops_idx, store, used)
                 status[chosen[:m]] = 2
                 stats["executed"] += m
                 stats["execute_s"] += exec_s
@@ -1495,7 +1495,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     stats[key] += value
             kept.assign(_side_rows(idx), -1)
             trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
-            store, used = _store_columns(pieces, idx, ops_idx, store, used)
+            store, used = _store_columns(*_joined(pieces), idx, ops_idx, store, used)
             stats["long_batches"] += 1
 
         def publish():
@@ -1761,16 +1761,16 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
 
     A side whose rows at its best no slot holds yet keeps them in a fresh
     one of ``kept`` (a later redo may stop there). Returns the columns of
-    each side (left, right, left, ... for :func:`_store_columns`) and the
-    seconds of the executor (the device's tracebacks included) and of
-    splitting the columns by side.
+    the sides (left, right, left, ...) as one flat array and each side's
+    count (for :func:`_store_columns`), and the seconds of the executor
+    (the device's tracebacks included) and of gathering the columns.
     """
     clock = time.perf_counter
     exec_s = tb_s = 0.0
     side_rows = _side_rows(idx)
+    flats, side_lens = [], np.zeros(len(side_rows), dtype=np.int64)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
     need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
-    pieces = [np.zeros(0, dtype=np.uint8)] * len(side_rows)
     start = 0
     while start < len(idx):
         # a batch: consecutive anchors whose tracebacks fit the budget together (at least one)
@@ -1798,10 +1798,11 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
         exec_s += c1 - c0
-        for x, piece in enumerate(np.split(flat, np.cumsum(lens)[:-1])):
-            pieces[run[x]] = piece
+        # run ascends, so the batches' columns follow the sides' order
+        flats.append(flat)
+        side_lens[run] = lens
         tb_s += clock() - c1
-    return pieces, exec_s, tb_s
+    return (np.concatenate(flats) if flats else np.zeros(0, dtype=np.uint8)), side_lens, exec_s, tb_s
 
 
 def _trace_room(stale, mem):
@@ -1832,22 +1833,27 @@ def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used):
     run = srow[past]
     flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb[run], adb[run], r[run, R_BI], r[run, R_BJ], tasks[run], t,
                                   q)
-    pieces = [np.zeros(0, dtype=np.uint8)] * len(srow)
-    for k, piece in zip(past, np.split(flat, np.cumsum(lens)[:-1])):
-        pieces[k] = piece
-    return _store_columns(pieces, idx[held], ops_idx, store, used)
+    side_lens = np.zeros(len(srow), dtype=np.int64)
+    side_lens[past] = lens          # past ascends: the columns follow the sides' order
+    return _store_columns(flat, side_lens, idx[held], ops_idx, store, used)
 
 
-def _store_columns(pieces, idx, ops_idx, store, used):
-    """Append the columns of anchors ``idx`` (left, right, left, ... in ``pieces``) to ``store[used:]``.
+def _joined(pieces):
+    """The columns of ``pieces`` (one array per side) as one flat array and each side's count."""
+    lens = np.array([len(p) for p in pieces], dtype=np.int64)
+    return (np.concatenate(pieces) if len(pieces) else np.zeros(0, dtype=np.uint8)), lens
+
+
+def _store_columns(flat, lens, idx, ops_idx, store, used):
+    """Append the columns of anchors ``idx`` to ``store[used:]``: ``flat`` holds them side after side
+    (left, right, left, ...), ``lens`` each side's count.
 
     ``ops_idx[a]`` then locates anchor a's left and right columns. Returns
     the (grown) store and the new ``used``.
     """
-    offs = used + np.concatenate([[0], np.cumsum([len(p) for p in pieces])])
+    offs = used + np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     store = grow(store, int(offs[-1]))
-    if len(pieces):
-        store[used:offs[-1]] = np.concatenate(pieces)
+    store[used:offs[-1]] = flat
     ops_idx[idx, 0] = offs[0:-1:2]
     ops_idx[idx, 1] = offs[1::2]
     ops_idx[idx, 2] = offs[2::2]

@@ -99,8 +99,12 @@ def _exec_steps(dstop, tbb, tb_total):
     return np.asarray(dstop, dtype=np.int64) + cells // 32
 
 
+@njit(cache=True, nogil=True)
 def _slot_columns(out, obase, size, lens):
-    """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts."""
+    """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts.
+
+    Compiled: a wave's 8,192 slices took 15 ms of host time in a Python loop, holding the GIL.
+    """
     flat = np.empty(lens.sum(), dtype=np.uint8)
     at = 0
     for x in range(lens.shape[0]):
