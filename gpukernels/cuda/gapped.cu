@@ -938,19 +938,24 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
     unsigned char* end = out + out_base[task] + i + j;   // columns go backwards from here
     long long n = 0;
     int state = 0;
+    // a step goes back one anti-diagonal (a gap) or two (a substitution): the byte bases (offset less
+    // first cell) of the next four are read ahead, and the cell's letters beside its byte, so that a
+    // step waits on one read, its byte, where it waited on the table's and then the byte's (an
+    // anti-diagonal of 0 reads entry 0, unused: the walk stops there)
+    auto base_of = [&](long long dd) { const long long x = dd > 0 ? dd : 0; return off[x] - lo[x]; };
+    long long a0 = base_of(i + j), a1 = base_of(i + j - 1), a2 = base_of(i + j - 2);
     while (i > 0 || j > 0) {
         const long long dd = i + j;
-        const unsigned char byte = tbt[off[dd] + i - lo[dd]];
-        if (state == 0) {
-            const int src = byte & 3;
-            if (src == 0) {
-                const unsigned char tc = t[tbase + tstep * j], qc = q[qbase + qstep * i];
-                *(end - 1 - n) = (tc == qc && tc < 4) ? 0 : 1;
-                ++n; --i; --j;
-                continue;
-            }
-            state = src;
+        const unsigned char byte = tbt[a0 + i];
+        const unsigned char tc = t[tbase + tstep * (j > 0 ? j : 1)], qc = q[qbase + qstep * (i > 0 ? i : 1)];
+        const long long a3 = base_of(dd - 3), a4 = base_of(dd - 4);
+        if (state == 0 && (byte & 3) == 0) {
+            *(end - 1 - n) = (tc == qc && tc < 4) ? 0 : 1;
+            ++n; --i; --j;
+            a0 = a2; a1 = a3; a2 = a4;
+            continue;
         }
+        if (state == 0) state = byte & 3;
         if (state == 1) {
             *(end - 1 - n) = 3;
             ++n; --j;
@@ -960,6 +965,7 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
             ++n; --i;
             if (!(byte & 8)) state = 0;
         }
+        a0 = a1; a1 = a2; a2 = a3;
     }
     lens[task] = n;
 }
