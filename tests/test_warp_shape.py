@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from gpukernels.gpu.runner import _exec_steps, _warp_shape
+from gpukernels.gpu import runner
+from gpukernels.gpu.runner import _exec_order, _exec_steps, _warp_shape
 
 H100 = {"MaxSharedMemoryPerMultiprocessor": 233472, "MaxSharedMemoryPerBlockOptin": 232448,
         "ReservedSharedMemoryPerBlock": 1024, "MaxRegistersPerMultiprocessor": 65536, "MultiProcessorCount": 132}
@@ -35,3 +36,20 @@ def test_executor_steps_count_anti_diagonals_and_warp_steps():
     assert steps.tolist() == [10 + 3, 2000 + 2000, 5 + 10]
     # the queue takes the long chain first
     assert np.argsort(-steps, kind="stable").tolist() == [1, 2, 0]
+
+
+def test_executor_order_puts_long_wide_chains_apart_first(monkeypatch):
+    monkeypatch.setattr(runner, "EXEC_WIDE_STEPS", 1000)
+    monkeypatch.setattr(runner, "EXEC_WIDE_WIDTH", 64)
+    # anti-diagonals and cells: short; long and wide (100 cells an anti-diagonal); long and narrow
+    # (10 cells: a warp sweeps it in one step); wide in the second band
+    dstop = np.array([10, 500, 3000, 600])
+    cells = np.array([100, 50_000, 30_000, 60_000])
+    tbb = np.concatenate([[0], np.cumsum(cells)[:-1]])
+    band = np.array([512, 512, 512, 2048])
+    order, lone = _exec_order(band, dstop, tbb, int(cells.sum()), False)
+    assert lone.tolist() == [False, True, False, True]
+    assert order.tolist() == [1, 2, 0, 3]
+    # a round's tasks already run in blocks
+    order, lone = _exec_order(band, dstop, tbb, int(cells.sum()), True)
+    assert not lone.any() and order.tolist() == [2, 1, 0, 3]

@@ -99,6 +99,25 @@ def _exec_steps(dstop, tbb, tb_total):
     return np.asarray(dstop, dtype=np.int64) + cells // 32
 
 
+def _exec_order(band, dstop, tbb, tb_total, wide):
+    """The executor's launch order and which tasks run in a block of their own.
+
+    Returns ``(order, lone)``: the tasks by band, in each band first those
+    that run in blocks (``lone``: at least :data:`EXEC_WIDE_STEPS` warp
+    steps, anti-diagonals at least :data:`EXEC_WIDE_WIDTH` cells wide on
+    average; none where every task runs in a block already, ``wide``), then
+    the others longest first (:data:`EXEC_LONGEST_FIRST`; else as given).
+    """
+    dstop = np.asarray(dstop, dtype=np.int64)
+    steps = _exec_steps(dstop, tbb, tb_total)
+    lone = np.zeros(len(dstop), dtype=bool)
+    if not wide and EXEC_WIDE_STEPS:
+        cells = steps - dstop     # a warp's steps over the cells
+        lone = (steps >= EXEC_WIDE_STEPS) & (32 * cells >= EXEC_WIDE_WIDTH * dstop)
+    first = -steps if EXEC_LONGEST_FIRST else np.arange(len(dstop))
+    return np.lexsort((first, ~lone, np.asarray(band))), lone
+
+
 @njit(cache=True, nogil=True)
 def _slot_columns(out, obase, size, lens):
     """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts.
@@ -423,12 +442,7 @@ class DeviceRunner:
         obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
         # the tasks, their tables and the executor's stops, slots and per-band order, in one copy; the
         # tasks of each band (most often one) launch together, the long wide chains apart in blocks
-        # (EXEC_WIDE_STEPS), the others longest first (EXEC_LONGEST_FIRST)
-        steps, lone = _exec_steps(dstop, tbb, tb_total), np.zeros(n, dtype=bool)
-        if not wide and EXEC_WIDE_STEPS:
-            cells = steps - np.asarray(dstop, dtype=np.int64)     # a warp's steps over the cells
-            lone = (steps >= EXEC_WIDE_STEPS) & (32 * cells >= EXEC_WIDE_WIDTH * np.asarray(dstop, dtype=np.int64))
-        order = np.lexsort((-steps if EXEC_LONGEST_FIRST else np.arange(n), ~lone, band))
+        order, lone = _exec_order(band, dstop, tbb, tb_total, wide)
         slots = np.stack([np.asarray(keep if use else np.full(n, -1), dtype=np.int64), np.full(n, -1)], axis=1)
         cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
                 np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
