@@ -3,7 +3,8 @@
 
 Usage::
 
-    python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--repeats 3] [--profile] [--save R.npy]
+    python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--nth 1] [--long 16] [--exec-walls none]
+                                 [--repeats 3] [--profile] [--save R.npy]
 
 Aligns the pair once on the GPU, keeping the tasks of the ``--nth`` inspector
 launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
@@ -14,7 +15,10 @@ wall reads cost). It also runs the executor (mode 1) up to each side's
 best, to set the cells past the best (the y-drop tail, which only the
 inspector computes) beside those up to it, and the whole execution as
 the pipeline runs it (the executor, the walk back on the device, the
-copies). Prints one table.
+copies), with the walls of ``--exec-walls`` (none, those the first wave
+saw; end, the end of the run's, where each side stops at its own kept
+path); and the ``--long`` sides with the most warp steps apart, in warps
+and in a block each. Prints one table.
 ``--profile`` brackets one more launch of each kernel with ``cudaProfilerStart/Stop`` for
 ``ncu --profile-from-start off``. ``--save`` writes the inspector's results
 with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
@@ -116,12 +120,13 @@ def main(argv=None):
         for x in bad[:5]:
             print(f"  task {x}: ydrop {a[x].tolist()} ydrop16 {b[x].tolist()}")
 
+    if args.save:
+        inspector(runner.walls, runner.nslot)()
+        np.save(args.save, res.get())
     # the executor up to each side's best, with the walls of --exec-walls (none: those the first wave saw)
     exec_walls = cp.zeros_like(runner.walls) if args.exec_walls == "none" else runner.walls
     inspector(exec_walls, runner.nslot)()
     r = res.get()
-    if args.save:
-        np.save(args.save, r)
     ok = r[:, gr.R_STATUS] == 0
     ds = np.where(ok, r[:, gr.R_BI] + r[:, gr.R_BJ], 0)
     cab = np.where(ok, r[:, gr.R_CAB], 0)           # cells up to the best anti-diagonal
