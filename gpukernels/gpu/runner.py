@@ -36,6 +36,9 @@ CHUNK_THREADS = 128
 #: ``relay_walk_ahead`` and ``relay_walk_join``), instead of copying the bytes to the host (240 MB
 #: for E. coli's 2 Mb side, which held up the walk's start)
 RELAY_DEVICE_TRACE = True
+#: a relay launch's bytes are packed into a buffer of their size before the traceback (DeviceRunner._packed_bytes),
+#: so the batch's share gets the rest of the rooms back at once
+RELAY_PACK = True
 #: anti-diagonals of a stretch walked ahead by one thread, and how far above it the walk starts
 RELAY_STRETCH = 2048
 RELAY_ABOVE = 1024
@@ -609,6 +612,30 @@ class DeviceRunner:
         kept = on_device if on_device is not None else []
         return self._relay_chunks(task, sts[:n], band, room[:n], held, kept) + [None] * (len(sts) - n)
 
+    def _packed_bytes(self, tb, start, nbytes):
+        """The runs ``tb[start[x]:start[x] + nbytes[x]]`` end to end in a buffer of their own size.
+
+        A relay launch's buffer holds each chunk's room (band cells per
+        anti-diagonal, about four times what a chunk writes), and the bytes
+        stay on the device until the side is traced back. Packed, the rest of
+        the room goes back to the batch's share at once
+        (:class:`RelayShare`), so a long side's next round gets its chunks
+        while the batch's other sides are still tracing.
+
+        Returns the buffer and each run's start in it (16-byte aligned).
+        """
+        cp = self.cp
+        sizes = _up16(np.asarray(nbytes, dtype=np.int64))
+        at = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        out = cp.empty(max(int(sizes.sum()), 1), dtype=cp.uint8)
+        stream = cp.cuda.get_current_stream().ptr
+        for x in np.flatnonzero(nbytes):
+            cp.cuda.runtime.memcpyAsync(out.data.ptr + int(at[x]), tb.data.ptr + int(start[x]), int(nbytes[x]),
+                                        cp.cuda.runtime.memcpyDeviceToDevice, stream)
+        # the traceback reads them from other streams (as it read the launch's buffer after the copies back)
+        cp.cuda.get_current_stream().synchronize()
+        return out, at
+
     def _relay_chunks(self, task, sts, band, room, held, on_device):
         """:meth:`relay_chunks` for the chunks ``sts`` that run, each with its ``room`` of traceback bytes.
 
@@ -656,9 +683,14 @@ class DeviceRunner:
         base = np.where(keep & (first <= dumps[:, 1, 0]), dumps[:, 0, 8], dumps[:, 1, 8]).astype(np.int64)
         nbytes = np.where(keep, dumps[:, 1, 8] - base, 0).astype(np.int64)
         if RELAY_DEVICE_TRACE:
-            # the bytes stay where the kernel wrote them, for the traceback there (the launcher's release
-            # lets them go), with the table of the chunks' own anti-diagonals that it reads
-            table = _RelayTable(self, keep, d_check, first, dumps, adb, tbb, i0, tb_off, tb_lo)
+            # the bytes stay on the device for the traceback there (the launcher's release lets them go),
+            # with the table of the chunks' own anti-diagonals that it reads
+            if RELAY_PACK:
+                tb, at = self._packed_bytes(tb, tbb[:n] + base, nbytes)
+                at = at - base          # where each chunk's byte 0 would lie in the packed buffer
+            else:
+                at = tbb
+            table = _RelayTable(self, keep, d_check, first, dumps, adb, at, i0, tb_off, tb_lo)
             on_device.append(tb)
         else:
             # in one pinned block on the host (``held``, given back by the launcher's release; pageable
@@ -682,7 +714,7 @@ class DeviceRunner:
             f = int(first[x])
             if RELAY_DEVICE_TRACE:
                 # the tables stay on the device too (the relay's pieces then hold None)
-                piece, off, lo = DevicePiece(self, task, tb, int(tbb[x] + base[x]), table), None, None
+                piece, off, lo = DevicePiece(self, task, tb, int(at[x] + base[x]), table), None, None
             else:
                 piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
                 # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
@@ -861,16 +893,17 @@ class _RelayTable:
     and its cell count, for each kept chunk's own anti-diagonals (the rows
     of the others are never read: the relay stops at the first chunk that
     does not take over). :meth:`side_tables` brings a run of them to the
-    host, for the side's tables (``cpu/relay._traceback``).
+    host, for the side's tables (``cpu/relay._traceback``). ``byte0``: where
+    each chunk's byte 0 (its cell count 0) lies in that buffer.
     """
 
-    def __init__(self, runner, keep, d_check, first, dumps, adb, tbb, i0, tb_off, tb_lo):
+    def __init__(self, runner, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo):
         cp = runner.cp
         kx = np.flatnonzero(keep)
         self.d_first = int(d_check[0]) + 1
         last = dumps[kx, 1, 0].astype(np.int64)
         info = np.stack([d_check[kx] + 1 - self.d_first, np.maximum(last - first[kx] + 1, 0), adb[kx] + first[kx],
-                         i0[kx], np.zeros(len(kx), np.int64), tbb[kx], dumps[kx, 1, 8]], axis=1).astype(np.int64)
+                         i0[kx], np.zeros(len(kx), np.int64), byte0[kx], dumps[kx, 1, 8]], axis=1).astype(np.int64)
         rows = max(int((info[:, 0] + info[:, 1]).max()) if len(kx) else 0, 1)
         self.off = cp.empty(rows, dtype=cp.int64)
         self.lo = cp.empty(rows, dtype=cp.int32)
