@@ -103,8 +103,14 @@ ROUND_WIDTH = 128
 #: the sides of a long batch share the relay's memory as their chunks ask for it (runner.RelayShare),
 #: rather than an even split
 RELAY_SHARE = True
-#: speculative relay chunks per launch (cpu/relay.relay_side's per_round when they run on the GPU)
-RELAY_CHUNKS = 32
+#: speculative relay chunks per launch (cpu/relay.relay_side's per_round when they run on the GPU), and their
+#: anti-diagonals and warm-up (its chunk and warm there: cpu/relay.CHUNK and WARM on the host). A round's
+#: chunks run at once, each a chain of anti-diagonals, so shorter chunks end a long side's round sooner: 64 of
+#: 32,768 with warm-ups of 4,096 took 0.874 s a pair against 0.920 s for 32 of 65,536 with 8,192 (E. coli, 10
+#: pairs each alternated, an H100); 128 of 16,384 lost a pair to 4.2 s
+RELAY_CHUNKS = 64
+RELAY_CHUNK = 1 << 15
+RELAY_WARM = 1 << 12
 #: the walk redoes a dirty side whose stale rows come back to the host itself, stopping at the stale
 #: best (False: such sides go to GPU rounds as the others; the tests of rounds and benchmarks compare)
 HOST_STOP = True
@@ -1442,7 +1448,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         shares, launchers = {}, {}
         relay_mem = mem // max(len(long_sides), 1)
         if RELAY_SHARE and long_sides and hasattr(runner, "relay_share"):
-            relay_mem = runner.relay_share(mem, len(long_sides))
+            relay_mem = runner.relay_share(mem, len(long_sides), RELAY_CHUNK + RELAY_WARM)
         for k, job in enumerate(long_sides):
             shares[job] = works[k:k + 1]
             row = res_all[2 * job[0] + job[1]]
@@ -1458,8 +1464,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     q_hi[a], self_barrier)
                 try:
                     out = relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar, side_walls, wq0,
-                                     wt0, wdir, relay_pool, shares[job], stats=relay_stats[job], chunks=launchers[job],
-                                     per_round=RELAY_CHUNKS)
+                                     wt0, wdir, relay_pool, shares[job], chunk=RELAY_CHUNK, warm=RELAY_WARM,
+                                     stats=relay_stats[job], chunks=launchers[job], per_round=RELAY_CHUNKS)
                 finally:
                     # the chunks' traceback bytes are traced: their pinned blocks serve later batches
                     getattr(launchers[job], "release", lambda: None)()

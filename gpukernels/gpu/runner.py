@@ -515,10 +515,13 @@ class DeviceRunner:
             self.launches += 1
         return self._to_host(flat[:int(size.sum())], "kept_rows"), at
 
-    def relay_share(self, total, sides):
-        """A :class:`RelayShare` of ``total`` bytes for ``sides`` relayed at once (a chunk's room at band 512 kept each)."""
-        from ..cpu.relay import CHUNK, WARM
-        return RelayShare(total, sides, _up16((CHUNK + WARM) * 512))
+    def relay_share(self, total, sides, chunk_diags):
+        """A :class:`RelayShare` of ``total`` bytes for ``sides`` relayed at once.
+
+        Each side yet to ask keeps the room of one chunk of ``chunk_diags``
+        anti-diagonals (warm-up included) at band 512.
+        """
+        return RelayShare(total, sides, _up16(int(chunk_diags) * 512))
 
     def no_walls(self):
         """Device walls with none set (for work that must see the walls of before the first keep), made once."""
