@@ -22,15 +22,19 @@ from test_gapped import mutate
 pytestmark = [pytest.mark.gpu]
 
 
+@pytest.mark.parametrize("pack", [True, False])
 @pytest.mark.parametrize("right", [1, 0])
 @pytest.mark.parametrize("seed", range(4))
-def test_gpu_relay_chunks_equal_sequential_sweep(seed, right):
+def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, monkeypatch):
     """Best cell, score, cells and columns of a 30-60 kb side equal ydrop_one_side's, with walls.
 
     Warm-ups of 2,000 anti-diagonals let most chunks take over; seed 3 has a stretch of noise, so
     the side may end inside a round, and its warm-ups of 20 make every check fail (the relay then
-    goes on from the true state)."""
+    goes on from the true state). ``pack``: the launches' bytes packed before the traceback
+    (``runner.RELAY_PACK``) or traced where the kernel wrote them."""
     from gpukernels.gpu import gapped as gg
+    from gpukernels.gpu import runner as gr
+    monkeypatch.setattr(gr, "RELAY_PACK", pack)
     rng = np.random.default_rng(300 + seed)
     sc = lastz_scoring()
     n = int(rng.integers(30000, 60000))
@@ -67,3 +71,21 @@ def test_gpu_relay_chunks_equal_sequential_sweep(seed, right):
     assert np.array_equal(got[4], ref[4])
     assert ref[3] > 4000 * 50        # long enough for several rounds
     assert (stats["relay_missed"] if seed == 3 else stats["relay_taken"]) > 0
+
+
+def test_packed_bytes_keep_each_run():
+    """``DeviceRunner._packed_bytes`` puts each run end to end at 16-byte starts, skipping empty ones."""
+    import cupy as cp
+    from gpukernels.gpu import gapped as gg
+    sc = lastz_scoring()
+    t = np.zeros(100, np.uint8)
+    runner = gg.DeviceRunner(t, t, sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 4, 1 << 30)
+    rng = np.random.default_rng(5)
+    host = rng.integers(0, 256, 1000).astype(np.uint8)
+    start = np.array([10, 300, 0, 517], dtype=np.int64)
+    nbytes = np.array([33, 0, 7, 200], dtype=np.int64)
+    out, at = runner._packed_bytes(cp.asarray(host), start, nbytes)
+    assert list(at) == [0, 48, 48, 64]
+    got = cp.asnumpy(out)
+    for a, s, n in zip(at, start, nbytes):
+        assert np.array_equal(got[a:a + n], host[s:s + n])
