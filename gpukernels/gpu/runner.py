@@ -631,12 +631,12 @@ class DeviceRunner:
         sizes = _up16(np.asarray(nbytes, dtype=np.int64))
         at = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         out = cp.empty(max(int(sizes.sum()), 1), dtype=cp.uint8)
-        stream = cp.cuda.get_current_stream().ptr
+        stream = cp.cuda.get_current_stream()
         for x in np.flatnonzero(nbytes):
             cp.cuda.runtime.memcpyAsync(out.data.ptr + int(at[x]), tb.data.ptr + int(start[x]), int(nbytes[x]),
-                                        cp.cuda.runtime.memcpyDeviceToDevice, stream)
+                                        cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
         # the traceback reads them from other streams (as it read the launch's buffer after the copies back)
-        cp.cuda.get_current_stream().synchronize()
+        stream.synchronize()
         return out, at
 
     def _relay_chunks(self, task, sts, band, room, held, on_device):
@@ -689,11 +689,11 @@ class DeviceRunner:
             # the bytes stay on the device for the traceback there (the launcher's release lets them go),
             # with the table of the chunks' own anti-diagonals that it reads
             if RELAY_PACK:
-                tb, at = self._packed_bytes(tb, tbb[:n] + base, nbytes)
-                at = at - base          # where each chunk's byte 0 would lie in the packed buffer
+                tb, packed_at = self._packed_bytes(tb, tbb[:n] + base, nbytes)
+                byte0 = packed_at - base        # where each chunk's byte 0 would lie in the packed buffer
             else:
-                at = tbb
-            table = _RelayTable(self, keep, d_check, first, dumps, adb, at, i0, tb_off, tb_lo)
+                byte0 = tbb
+            table = _RelayTable(self, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo)
             on_device.append(tb)
         else:
             # in one pinned block on the host (``held``, given back by the launcher's release; pageable
@@ -717,7 +717,7 @@ class DeviceRunner:
             f = int(first[x])
             if RELAY_DEVICE_TRACE:
                 # the tables stay on the device too (the relay's pieces then hold None)
-                piece, off, lo = DevicePiece(self, task, tb, int(at[x] + base[x]), table), None, None
+                piece, off, lo = DevicePiece(self, task, tb, int(byte0[x] + base[x]), table), None, None
             else:
                 piece = host_tb[at[x]:at[x + 1]] if nbytes[x] else np.zeros(1, np.uint8)
                 # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
