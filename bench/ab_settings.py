@@ -10,7 +10,7 @@ module-level settings of ``gpukernels.gpu.gapped`` (``gapped.``),
 ``gpukernels.gpu.runner`` (``runner.``), ``gpukernels.cpu.relay``
 (``relay.``), ``gpukernels.engine`` (``engine.``), ``gpukernels.gpu`` (``gpu.``) or ``gpukernels.gpu.stripes``
 (``stripes.``); ``VALUE`` is an int, a
-float, or ints joined by ``:`` for a tuple. An empty string is the defaults.
+float, ints joined by ``:`` for a tuple, or a string where the setting is one. An empty string is the defaults.
 After one warm-up pair, the settings are run in turn ``--rounds`` times,
 ``--repeats`` pairs each, so that a drift of the machine's host spreads over
 all of them (compare only within one call). Every pair is checked against
@@ -50,6 +50,8 @@ def parse_settings(text):
             value = value == "True"
         elif ":" in value:
             value = tuple(int(v) for v in value.split(":"))
+        elif isinstance(getattr(module, name), str):
+            pass
         else:
             value = float(value) if "." in value or "e" in value else int(value)
         out.append((module, name, value))

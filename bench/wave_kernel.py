@@ -11,8 +11,8 @@ launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
 anchors), then relaunches the warp kernel (``ydrop``, mode 0, the first
 band) on them with CUDA events after a warm-up, with the walls of the end
 of the run and with no walls in 4, 2 and 1 slots (the same cells: what the
-wall reads cost). It also runs the executor (mode 1) up to each side's
-best, to set the cells past the best (the y-drop tail, which only the
+wall reads cost). It also runs the executor (mode 1; ``exec16`` in 16-bit
+pairs beside ``ydrop``) up to each side's best, to set the cells past the best (the y-drop tail, which only the
 inspector computes) beside those up to it, and the whole execution as
 the pipeline runs it (the executor, the walk back on the device, the
 copies), with the walls of ``--exec-walls`` (none, those the first wave
@@ -136,8 +136,13 @@ def main(argv=None):
     tb = cp.empty(int(cab.sum()) + 1, dtype=cp.uint8)
     tb_lo = cp.empty(int((ds + 1).sum()), dtype=cp.int32)
     tb_off = cp.empty(int((ds + 1).sum()), dtype=cp.int64)
-    ms = timed(lambda: runner._launch(d_tasks, 1, band, False, dstop=dstop, tbb=tbb, adb=adb, tb=tb, tb_lo=tb_lo,
-                                      tb_off=tb_off), exec_walls)
+    def executor_all(pairs16):
+        return lambda: runner._launch(d_tasks, 1, band, False, dstop=dstop, tbb=tbb, adb=adb, tb=tb, tb_lo=tb_lo,
+                                      tb_off=tb_off, pairs16=pairs16)
+
+    # the executor in 16-bit pairs (exec16, where the scores fit them) against ydrop's mode 1
+    ms32 = timed(executor_all(False), exec_walls)
+    ms = timed(executor_all(None), exec_walls) if runner.pairs16 else ms32
     # the wave's whole execution as the pipeline runs it (DeviceRunner.execute): the executor, the
     # walk back on the device (ydrop_trace, one thread per side) and the columns' copy back
     run = np.flatnonzero(ds > 0)
@@ -167,7 +172,8 @@ def main(argv=None):
     total = int(r[:, gr.R_CELLS].sum())
     print()
     print(f"{n} tasks at band {band}: {total:,} cells, {int(cab.sum()):,} up to the best "
-          f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms; "
+          f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms (ydrop's mode 1 "
+          f"{ms32:.2f} ms); "
           f"execution with the walk back and copies {whole:.2f} ms (longest best anti-diagonal {int(ds.max()):,})")
     if args.profile:
         cp.cuda.profiler.start()

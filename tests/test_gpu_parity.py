@@ -279,3 +279,46 @@ def test_inspector_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
     assert sum(n for n, _ in compared) > 300
     assert [bad for _, bad in compared if bad] == []
     assert sum(_grid_covers_walls(r) for r in runners.values()) > 0
+
+
+@shared
+def test_executor_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
+    """Every wave execution of a real pair (S. aureus, both strands) gives the same paths and the same
+    rows kept at the best from ``exec16`` (the executor in 16-bit pairs) as from ``ydrop``'s mode 1,
+    call by call; the strand's alignments equal the CPU twin's."""
+    from test_gpu_gapped_waves import assert_same_extension, strand_inputs
+    from gpukernels.gpu import gapped as gg, runner as gr
+    execute = gr.DeviceRunner.execute
+    compared = []
+
+    def kept(self, keep):
+        slots = np.asarray(keep if keep is not None else [], dtype=np.int64)
+        slots = slots[slots >= 0]
+        if not len(slots) or self._arena is None:
+            return np.zeros(0, np.int32), np.zeros(0, np.int64)
+        flat, at = self.kept_rows(slots)
+        return flat.copy(), at
+
+    def both(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
+        args = (tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide, keep)
+        monkeypatch.setattr(gr, "EXEC16", False)
+        flat, lens = (x.copy() for x in execute(self, *args))
+        rows, at = kept(self, keep)
+        monkeypatch.setattr(gr, "EXEC16", True)
+        flat16, lens16 = execute(self, *args)
+        rows16, at16 = kept(self, keep)
+        if self.pairs16 and not wide:
+            same = (np.array_equal(lens, lens16) and np.array_equal(flat, flat16) and np.array_equal(at, at16)
+                    and np.array_equal(rows, rows16))
+            compared.append((len(lens), int((at >= 0).sum()), same))
+        return flat16, lens16
+
+    monkeypatch.setattr(gr.DeviceRunner, "execute", both)
+    t, q = saureus
+    for reverse in (False, True):
+        args = strand_inputs(t, q, reverse, AlignOptions())
+        assert_same_extension(gg.extend_anchors(*args), cpu_gapped.extend_anchors(*args))
+    print(f"exec16: {len(compared)} calls, {sum(n for n, _, _ in compared)} sides, "
+          f"{sum(k for _, k, _ in compared)} kept rows")
+    assert sum(n for n, _, _ in compared) > 300 and sum(k for _, k, _ in compared) > 100
+    assert [x for x in compared if not x[2]] == []

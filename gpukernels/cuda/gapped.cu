@@ -112,11 +112,12 @@ __device__ __forceinline__ void group_reduce(int& nlo, int& nhi, int& dbest, int
 // traced_to, status, and the sum over anti-diagonals 1..d of the best score before each (the
 // floors' sum, low and high 32 bits: the host's path check, gpu/gapped._path_holds); then H of d,
 // H of d - 1, E and F of d over the union of the live ranges, NEG outside each row's own range, in
-// rows of w + 2 ints (a header d of -1 where they are wider).
-__device__ __forceinline__ void dump_state(int* out, int w, const int* rows, int h_last, int h_before,
-                                           int e_last, int f_last, int mask, int rank, int gsize, int d, int lo1,
-                                           int hi1, int lo2, int hi2, int best, int bi, int bj, long long cells,
-                                           int done, int traced_to, int status, long long bsum)
+// rows of w + 2 ints (a header d of -1 where they are wider). cell(row, i): cell i of a row as an int.
+template <class Cell>
+__device__ __forceinline__ void dump_cells(int* out, int w, Cell cell, int h_last, int h_before, int e_last,
+                                           int f_last, int rank, int gsize, int d, int lo1, int hi1, int lo2, int hi2,
+                                           int best, int bi, int bj, long long cells, int done, int traced_to,
+                                           int status, long long bsum)
 {
     int lo = lo1, hi = hi1;
     if (hi2 > lo2) { lo = lo2 < lo1 ? lo2 : lo1; hi = hi2 > hi1 ? hi2 : hi1; }
@@ -132,11 +133,22 @@ __device__ __forceinline__ void dump_state(int* out, int w, const int* rows, int
     for (int x = rank; x < n; x += gsize) {
         const int i = lo + x;
         const bool in1 = i >= lo1 && i < hi1, in2 = i >= lo2 && i < hi2;
-        r[x] = in1 ? rows[h_last + (i & mask)] : NEG;
-        r[stride + x] = in2 ? rows[h_before + (i & mask)] : NEG;
-        r[2 * stride + x] = in1 ? rows[e_last + (i & mask)] : NEG;
-        r[3 * stride + x] = in1 ? rows[f_last + (i & mask)] : NEG;
+        r[x] = in1 ? cell(h_last, i) : NEG;
+        r[stride + x] = in2 ? cell(h_before, i) : NEG;
+        r[2 * stride + x] = in1 ? cell(e_last, i) : NEG;
+        r[3 * stride + x] = in1 ? cell(f_last, i) : NEG;
     }
+}
+
+// dump_cells over rows of ints, cell i of a row at row + (i & mask)
+__device__ __forceinline__ void dump_state(int* out, int w, const int* rows, int h_last, int h_before,
+                                           int e_last, int f_last, int mask, int rank, int gsize, int d, int lo1,
+                                           int hi1, int lo2, int hi2, int best, int bi, int bj, long long cells,
+                                           int done, int traced_to, int status, long long bsum)
+{
+    auto cell = [&](int row, int i) { return rows[row + (i & mask)]; };
+    dump_cells(out, w, cell, h_last, h_before, e_last, f_last, rank, gsize, d, lo1, hi1, lo2, hi2, best, bi, bj, cells,
+               done, traced_to, status, bsum);
 }
 
 // The stop rule at the stale best (see the top): at anti-diagonal d, the stale run's final best
@@ -680,11 +692,34 @@ __device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool
     return hit;
 }
 
-__device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
-                                               const long long* __restrict__ tasks, int task, const int* mat,
-                                               int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
-                                               int band, int dcap, long long* __restrict__ res, unsigned* rows,
-                                               const WallGrid& grid)
+// The executor's part of a 16-bit task (kernel exec16, ydrop's mode 1): each task's anti-diagonal
+// where it stops, the bases of its traceback bytes and anti-diagonal rows, and where it keeps its rows
+// at the best (slots and dump as ydrop's, dump_w 0: none kept).
+struct Exec16 {
+    const long long* dstop; const long long* tb_base; const long long* ad_base; unsigned char* tb; int* tb_lo;
+    long long* tb_off; const long long* slots; int* dump; int dump_w;
+};
+
+// per half: all ones where a and b differ
+__device__ __forceinline__ unsigned differ16x2(unsigned a, unsigned b)
+{
+    const unsigned x = a ^ b;
+    return ((x & 0xffffu) ? 0xffffu : 0u) | ((x >> 16) ? 0xffff0000u : 0u);
+}
+
+// One task in 16-bit pairs. EXEC: the executor (ydrop's mode 1 with 4 wall slots): anti-diagonals
+// 1..dstop only, each cell's traceback byte (src | 4 if E extends | 8 if F extends; 0 where dead) and
+// each anti-diagonal's first cell and offset written as ydrop writes them, and the rows at the best at
+// dstop kept in dump_state's form (the base added back, dead cells NEG: every stored value is exact or
+// dead, since an E or F below neg needs a dead cell before it, whose E and F are dead too). The bytes
+// of live cells are ydrop's; a byte's E or F bit may differ where that E or F is dead, which no path
+// reads (a path in a gap stays above the floor). No results are written.
+template <bool EXEC>
+__device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                             const long long* __restrict__ tasks, int task, const int* mat,
+                                             int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
+                                             int band, int dcap, long long* __restrict__ res, unsigned* rows,
+                                             const WallGrid& grid, const Exec16& ex)
 {
     const int lane = threadIdx.x & 31;
     const long long* tp = tasks + 9LL * task;
@@ -698,11 +733,21 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
     const int ts = (int)tstep, qs = (int)qstep;
     const Slots4* wall4 = (const Slots4*)(walls + wt0 * 8);
     const Side16 ts16 = side16(t, tlet, ts, tn), qs16 = side16(q, qlet, qs, qn);
-    const bool walls_on = walls_in_reach(grid, wt0, ts, tn, wq0, qs, qn, dcap);
+    // the executor: its stop, its traceback bytes and rows, and where its rows at the best go
+    const int dstop = EXEC ? (int)min(ex.dstop[task], (long long)(1 << 30)) : 0;
+    unsigned char* tbt = EXEC ? ex.tb + ex.tb_base[task] : nullptr;
+    int* tlo = EXEC ? ex.tb_lo + ex.ad_base[task] : nullptr;
+    long long* toff = EXEC ? ex.tb_off + ex.ad_base[task] : nullptr;
+    int* keep = nullptr;
+    if (EXEC && ex.dump_w > 0 && ex.slots[2 * task] >= 0)
+        keep = ex.dump + ex.slots[2 * task] * ((long long)DUMP_HEAD + 4LL * (ex.dump_w + 2));
+    if (keep && lane == 0) keep[0] = -1;
+    const bool walls_on = walls_in_reach(grid, wt0, ts, tn, wq0, qs, qn, EXEC ? dstop : dcap);
     const int mask = band - 1;   // cell c in word (c >> 1) & mask, half c & 1: 2 * band cells a row
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int neg = -(ydrop + 1402);
     const unsigned neg2 = pack16x2(neg, neg);
+    const unsigned min2 = 0x80008000u;   // a max with it is no max: viaddmax(a, b, min2) adds
     for (int x = lane; x < 7 * band; x += 32) rows[x] = neg2;
     __syncwarp();
     if (lane == 0) rows[hB] = pack16x2(0, neg);
@@ -713,17 +758,26 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
     int best = 0, bi = 0, bj = 0, base = 0;
     long long cells = 0, cab = 0;
+    long long bsum = 0;   // the best before each anti-diagonal, summed (the kept rows' header)
     int status = 0, last = 0;
     Region reg, breg;   // the region explored, and at the best
     int d = 0;
     while (true) {
         ++d;
         if ((long long)d > (long long)qn + tn) break;
-        if (d > dcap) { status = 2; break; }
+        if (EXEC) {
+            if (d > dstop) break;
+        } else if (d > dcap) {
+            status = 2;
+            break;
+        }
         int lo, hi;
         antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
         if (lo >= hi) break;
         if (hi - lo > band) { status = 1; break; }
+        if (EXEC && lane == 0) { tlo[d] = lo; toff[d] = cells; }
+        unsigned char* tbd = EXEC ? tbt + cells - lo : nullptr;   // cell c's byte at tbd[c]
+        bsum += best;
         const int floor_rel = best - ydrop - base;   // ydrop's floor1 (best >= 0, ydrop < 2^29)
         const unsigned below2 = pack16x2(-floor_rel, -floor_rel);
         // the barrier's cells on this anti-diagonal: j - i = d - 2i for i in lo - 2 .. hi + 63
@@ -741,9 +795,24 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
             const unsigned fleft = shifted16x2(rows[fB + wm], rows[fB + w]);
             const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
             const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
-            const unsigned e = __viaddmax_s16x2(up, open2, __viaddmax_s16x2(eup, ext2, neg2));
-            const unsigned f = __viaddmax_s16x2(left, open2, __viaddmax_s16x2(fleft, ext2, neg2));
-            const unsigned h = __vimax3_s16x2(sub, e, f);
+            unsigned e, f, h, bits = 0;
+            if (EXEC) {
+                // ydrop's choices: E extends where eup + ext beats up + open, F likewise; src 0 where sub
+                // is the largest, else 1 where E is at least F, else 2
+                const unsigned eo = __viaddmax_s16x2(up, open2, min2), fo = __viaddmax_s16x2(left, open2, min2);
+                const unsigned em = __viaddmax_s16x2(eup, ext2, eo), fm = __viaddmax_s16x2(fleft, ext2, fo);
+                e = __vmaxs2(em, neg2);
+                f = __vmaxs2(fm, neg2);
+                const unsigned g = __vmaxs2(e, f);
+                h = __vmaxs2(sub, g);
+                const unsigned gap = differ16x2(h, sub), fwin = differ16x2(g, e);
+                bits = (gap & ((fwin & 0x00020002u) | (~fwin & 0x00010001u))) | (differ16x2(em, eo) & 0x00040004u) |
+                       (differ16x2(fm, fo) & 0x00080008u);
+            } else {
+                e = __viaddmax_s16x2(up, open2, __viaddmax_s16x2(eup, ext2, neg2));
+                f = __viaddmax_s16x2(left, open2, __viaddmax_s16x2(fleft, ext2, neg2));
+                h = __vimax3_s16x2(sub, e, f);
+            }
             const int c = 2 * k;
             unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
             dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
@@ -757,6 +826,11 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
             rows[eA + w] = kill16x2(e, dead, neg2);
             rows[fA + w] = kill16x2(f, dead, neg2);
             top2 = __vmaxs2(top2, hk);
+            if (EXEC) {
+                bits &= ~dead;
+                if (in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
+                if (in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
+            }
             if (dead != 0xffffffffu) {
                 nlo = min(nlo, (dead & 0xffffu) ? c + 1 : c);
                 nhi = (dead >> 16) ? c + 1 : c + 2;
@@ -796,6 +870,15 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
             if (at != 0xffffffffu && m >= best - base) {
                 best = m + base; bi = (int)at; bj = d - (int)at; cab = cells;
                 breg = reg;
+                if (keep && d == dstop) {
+                    // the rows of d (complete after the warp's barrier) and d - 1, before any rebase
+                    auto cell = [&](int row, int i) {
+                        const int v = half16(rows[row + ((i >> 1) & mask)], i & 1);
+                        return v <= neg ? NEG : v + base;
+                    };
+                    dump_cells(keep, ex.dump_w, cell, hC, hB, eA, fA, lane, 32, d, nlo, nhi, lo1, hi1, best, bi, bj,
+                               cells, 0, d, 0, bsum);
+                }
             }
         }
         if (best - base > rebase_at) {
@@ -814,17 +897,20 @@ __device__ __forceinline__ void inspect16_task(const unsigned char* __restrict__
         }
         next_antidiagonal(hA, hB, hC, eA, eB, fA, fB, lo1, hi1, lo2, hi2, nlo, nhi);
     }
-    if (lane == 0) write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, false, false);
+    if (!EXEC && lane == 0) write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, false, false);
 }
 
-// ydrop's warp kernel for the inspector in 16-bit pairs (mode 0, nslot 4; the other parameters
-// unused): the same queue of tasks and the same shared memory, 7 rows of band words a warp; the
-// substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
+// The warp kernels in 16-bit pairs (mode 0, nslot 4; ydrop16 the inspector, exec16 the executor, mode 1;
+// the other parameters unused): ydrop's queue of tasks and shared memory, 7 rows of band words a warp;
+// the substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
 // query position (a side whose reach holds no wall reads none).
-extern "C" __global__ void ydrop16(YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits,
-                                   int grid_shift, int grid_cols, int grid_qmax)
+template <bool EXEC>
+__device__ __forceinline__ void pairs16_kernel(YDROP_PARAMS, int* __restrict__ queue,
+                                               const unsigned* __restrict__ grid_bits, int grid_shift, int grid_cols,
+                                               int grid_qmax)
 {
     const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
+    const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, slots, dump, dump_w};
     int* mat = load_matrix(matrix, msize);
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();
@@ -834,10 +920,18 @@ extern "C" __global__ void ydrop16(YDROP_PARAMS, int* __restrict__ queue, const 
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        inspect16_task(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid);
+        pairs16_task<EXEC>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid, ex);
         __syncwarp();
     }
 }
+
+#define PAIRS16_PARAMS YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits, \
+    int grid_shift, int grid_cols, int grid_qmax
+#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax
+
+extern "C" __global__ void ydrop16(PAIRS16_PARAMS) { pairs16_kernel<false>(PAIRS16_ARGS); }
+
+extern "C" __global__ void exec16(PAIRS16_PARAMS) { pairs16_kernel<true>(PAIRS16_ARGS); }
 
 // Marks the wall grid's blocks (WallGrid) that hold a wall of rows [row0, row1) of 4 slots, one thread
 // a row, after the rows' upload: a block is set once, by whichever thread finds it clear.

@@ -50,6 +50,9 @@ MAT_BYTES = 256
 #: the waves' inspector in 16-bit pairs (kernel ``ydrop16``, Hopper's DPX instructions) where the
 #: scores fit it (:func:`fits16`); ``ydrop`` otherwise, and always for the other modes
 PAIRS16 = True
+#: the waves' executor in 16-bit pairs too (kernel ``exec16``, ydrop's mode 1 in warps) where the inspector
+#: runs in them; the long chains in blocks of their own stay ``ydrop_wide``
+EXEC16 = True
 #: the wall grid's blocks (kernels ``wall_grid_mark`` and ``ydrop16``: a side whose reach holds no marked
 #: block reads no walls): 2**GRID_SHIFT target rows by as many query positions, coarser where the grid
 #: would pass GRID_BITS bits
@@ -297,11 +300,11 @@ class DeviceRunner:
             finally:
                 self._tl.walls = None
 
-    def _kernel(self, band, wide, pairs16=False):
+    def _kernel(self, band, wide, pairs16=None):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
 
-        ``pairs16``: the warp inspector in 16-bit pairs (``ydrop16``; the
-        same launch shape and shared memory as ``ydrop``).
+        ``pairs16``: the name of a warp kernel in 16-bit pairs (``ydrop16``
+        or ``exec16``; the same launch shape and shared memory as ``ydrop``).
 
         Memoised per runner: a pair makes thousands of short launches, and
         looking the kernel up and setting its shared-memory limit took
@@ -311,7 +314,7 @@ class DeviceRunner:
         if got is None:
             from ..cuda import get_kernel
             k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else
-                           "ydrop16" if pairs16 else "ydrop")
+                           pairs16 or "ydrop")
             # the largest limit any shape asks for (the kernel object is shared by threads and runners):
             # the block's opt-in maximum less the kernel's static shared memory
             attributes = self.cp.cuda.Device().attributes
@@ -324,10 +327,12 @@ class DeviceRunner:
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
                 tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None):
-        """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the inspector in 16-bit
-        pairs where it applies; False, never)."""
+        """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the warp kernels in 16-bit
+        pairs where they apply, the inspector and the executor; False, never)."""
         cp = self.cp
-        pairs16 = PAIRS16 and pairs16 is not False and self.pairs16 and mode == 0 and not wide and slots is None
+        pairs16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
+        pairs16 = ("ydrop16" if mode == 0 and slots is None else "exec16" if mode == 1 and EXEC16 else None) \
+            if pairs16 else None
         k, tpb, threads, smem, grid = self._kernel(band, wide, pairs16)
         n = int(tasks.shape[0])
         z, zb, zi = self._z, self._zb, self._zi
