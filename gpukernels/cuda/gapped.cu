@@ -784,6 +784,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         const bool bar_here = (unsigned)(d - 2 * (lo - 2)) - (unsigned)bar <= (unsigned)(2 * (hi - lo + 66));
         int nlo = hi, nhi = lo;
         unsigned top2 = neg2;
+        int dbest = neg, dbi = -1;   // EXEC: the thread's best live substitution cell (ydrop's rule)
         const int k0 = (lo - 1) >> 1, k1 = hi >> 1;   // pairs over cells lo - 1 .. hi
         // one pair's cells from its reads
         auto pair = [&](const PairReads& r, int k) {
@@ -795,7 +796,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             const unsigned fleft = shifted16x2(rows[fB + wm], rows[fB + w]);
             const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
             const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
-            unsigned e, f, h, bits = 0;
+            unsigned e, f, h, bits = 0, gap = 0;
             if (EXEC) {
                 // ydrop's choices: E extends where eup + ext beats up + open, F likewise; src 0 where sub
                 // is the largest, else 1 where E is at least F, else 2
@@ -805,7 +806,8 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 f = __vmaxs2(fm, neg2);
                 const unsigned g = __vmaxs2(e, f);
                 h = __vmaxs2(sub, g);
-                const unsigned gap = differ16x2(h, sub), fwin = differ16x2(g, e);
+                gap = differ16x2(h, sub);
+                const unsigned fwin = differ16x2(g, e);
                 bits = (gap & ((fwin & 0x00020002u) | (~fwin & 0x00010001u))) | (differ16x2(em, eo) & 0x00040004u) |
                        (differ16x2(fm, fo) & 0x00080008u);
             } else {
@@ -825,8 +827,13 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             rows[hC + w] = hk;
             rows[eA + w] = kill16x2(e, dead, neg2);
             rows[fA + w] = kill16x2(f, dead, neg2);
-            top2 = __vmaxs2(top2, hk);
+            if (!EXEC) top2 = __vmaxs2(top2, hk);
             if (EXEC) {
+                // the largest live cell whose H is its substitution's, the smaller i first (the pairs
+                // ascend): ydrop's best of the anti-diagonal, with no second sweep where the best rises
+                const unsigned subst = ~(gap | dead);
+                if ((subst & 0xffffu) && half16(h, 0) > dbest) { dbest = half16(h, 0); dbi = c; }
+                if ((subst >> 16) && half16(h, 1) > dbest) { dbest = half16(h, 1); dbi = c + 1; }
                 bits &= ~dead;
                 if (in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
                 if (in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
@@ -849,22 +856,23 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         }
         nlo = __reduce_min_sync(FULL, nlo);
         nhi = __reduce_max_sync(FULL, nhi);
-        const int top = __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
+        const int top = EXEC ? 0 : __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
         __syncwarp();
         cells += hi - lo;
         reg.grow(d, lo, hi);
         last = d;
         if (nlo >= nhi) break;
-        if (top >= best - base) {
-            // ydrop's rule, cell by cell: the largest live substitution cell (h == sub), smallest i
-            int dbest = neg, dbi = -1;
-            for (int x = lo + lane; x < hi; x += 32) {
-                const int hv = half16(rows[hC + ((x >> 1) & mask)], x & 1);
-                if (hv < floor_rel) continue;
-                const int dv = half16(rows[hA + (((x - 1) >> 1) & mask)], (x - 1) & 1);
-                const int tc = letter16(ts16, d - x - 1), qc = letter16(qs16, x - 1);
-                if (hv == max(dv + mat[tc << 3 | qc], neg) && hv > dbest) { dbest = hv; dbi = x; }
-            }
+        if (EXEC || top >= best - base) {
+            // ydrop's rule, cell by cell where the inspector's largest live H reaches the best: the
+            // largest live substitution cell (h == sub), smallest i
+            if (!EXEC)
+                for (int x = lo + lane; x < hi; x += 32) {
+                    const int hv = half16(rows[hC + ((x >> 1) & mask)], x & 1);
+                    if (hv < floor_rel) continue;
+                    const int dv = half16(rows[hA + (((x - 1) >> 1) & mask)], (x - 1) & 1);
+                    const int tc = letter16(ts16, d - x - 1), qc = letter16(qs16, x - 1);
+                    if (hv == max(dv + mat[tc << 3 | qc], neg) && hv > dbest) { dbest = hv; dbi = x; }
+                }
             const int m = __reduce_max_sync(FULL, dbest);
             const unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
             if (at != 0xffffffffu && m >= best - base) {
