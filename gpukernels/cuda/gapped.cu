@@ -574,8 +574,8 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 }
 
 // ---------------------------------------------------------------------------------------------
-// The inspector in 16-bit pairs (kernel ydrop16): ydrop's mode 0 with 4 wall slots, one warp a
-// task, with the same results, each thread computing two neighbouring cells (2k, 2k + 1) of an
+// The inspector in 16-bit pairs (kernel ydrop16; the executor exec16 below): ydrop's mode 0 with 4
+// wall slots, one warp a task, with the same results, each thread computing two neighbouring cells (2k, 2k + 1) of an
 // anti-diagonal in one 32-bit word with Hopper's DPX instructions (an add and a max, or a
 // three-way max, of two 16-bit halves in one instruction). Why 16 bits hold the scores: a cell
 // is alive only from best - ydrop to best + one substitution, and a dead cell's exact value
@@ -596,8 +596,9 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 // early in its run), and a row's last two slots only where its second is taken. The best needs no test
 // per cell: a thread keeps the largest live H it wrote, and only an anti-diagonal whose largest
 // reaches the best (the y-drop tail, 98 % of the cells, never does) is swept again cell by cell
-// for ydrop's rule (a substitution cell, the smallest i of the largest). ydrop stays the twin it
-// is checked against.
+// for ydrop's rule (a substitution cell, the smallest i of the largest); the executor (exec16, up to
+// the best, where the best rises on most anti-diagonals) keeps instead each thread's best live
+// substitution cell as its pairs go. ydrop stays the twin both are checked against.
 #define REBASE16 8192
 
 __device__ __forceinline__ unsigned pack16x2(int lo, int hi) { return __byte_perm((unsigned)lo, (unsigned)hi, 0x5410); }
