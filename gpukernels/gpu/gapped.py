@@ -87,11 +87,14 @@ from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import relay_side
 from .kernel_twin import _FAR, _cell_walled, _not_above
-from .runner import (DCAP, DUMP_HEAD, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
+from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
 
 #: anchors inspected per wave at most
 WAVE = 4096
+#: ints of the host's store of rows at the best (_KeptRows) beyond its cap: two waves' rows at the widest
+#: (a wave's fetch that found no room grew the store, copying all of it: 20-40 ms on the wave's thread)
+KEPT_ROOM = 2 * 2 * WAVE * (DUMP_HEAD + 4 * (KEEP_W + 2))
 #: anchors of the first wave: the waves double from it up to WAVE, so the walk starts sooner and the
 #: next wave runs beside it (OVERLAP_WAVES)
 FIRST_WAVE = 512
@@ -1114,9 +1117,9 @@ class _KeptRows:
         self.slot_of = np.full(nsides, -1, dtype=np.int64)
         self.owner = np.full(nslots, -1, dtype=np.int64)
         self.free = list(range(nslots - 1, -1, -1))
-        # room for the cap and a wave's rows: pages are only taken as they are written, and growing
-        # copied the whole store each time
-        self.host = np.empty(self.HOST_CAP + (1 << 22) if nslots else 0, dtype=np.int32)
+        # room for the cap and two waves' rows (KEPT_ROOM): pages are only taken as they are written,
+        # and growing copied the whole store each time
+        self.host = np.empty(self.HOST_CAP + KEPT_ROOM if nslots else 0, dtype=np.int32)
         self.host_at = np.full(nsides, -1, dtype=np.int64)
         self.used = 0
         #: the walk's rounds and a wave speculated beside it change slots and copies from two threads
