@@ -48,7 +48,7 @@ WIDE_BAND = 1 << 13
 #: rows of 8: MAT_INTS in ``cuda/gapped.cu``), before their rows of the band
 MAT_BYTES = 256
 #: the waves' inspector in 16-bit pairs (kernel ``ydrop16``, Hopper's DPX instructions) where the
-#: scores fit it (:func:`fits16`); ``ydrop`` otherwise, and always for the other modes
+#: scores fit it (:func:`fits16`); ``ydrop`` otherwise, and always for the rounds and the relay's chunks
 PAIRS16 = True
 #: the waves' executor in 16-bit pairs too (kernel ``exec16``, ydrop's mode 1 in warps) where the inspector
 #: runs in them; the long chains in blocks of their own stay ``ydrop_wide``
@@ -300,21 +300,21 @@ class DeviceRunner:
             finally:
                 self._tl.walls = None
 
-    def _kernel(self, band, wide, pairs16=None):
+    def _kernel(self, band, wide, name16=None):
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
 
-        ``pairs16``: the name of a warp kernel in 16-bit pairs (``ydrop16``
-        or ``exec16``; the same launch shape and shared memory as ``ydrop``).
+        ``name16``: a warp kernel in 16-bit pairs (``ydrop16`` or
+        ``exec16``; the same launch shape and shared memory as ``ydrop``).
 
         Memoised per runner: a pair makes thousands of short launches, and
         looking the kernel up and setting its shared-memory limit took
         ~0.3 ms each time in a profile.
         """
-        got = self._kernels.get((band, wide, pairs16))
+        got = self._kernels.get((band, wide, name16))
         if got is None:
             from ..cuda import get_kernel
             k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else
-                           pairs16 or "ydrop")
+                           name16 or "ydrop")
             # the largest limit any shape asks for (the kernel object is shared by threads and runners):
             # the block's opt-in maximum less the kernel's static shared memory
             attributes = self.cp.cuda.Device().attributes
@@ -322,7 +322,7 @@ class DeviceRunner:
             tpb, grid = (1, 0) if wide else _warp_shape(k, band, attributes)
             smem = MAT_BYTES + tpb * 7 * 4 * band
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
-            got = self._kernels[(band, wide, pairs16)] = (k, tpb, threads, smem, grid)
+            got = self._kernels[(band, wide, name16)] = (k, tpb, threads, smem, grid)
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
@@ -330,10 +330,13 @@ class DeviceRunner:
         """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the warp kernels in 16-bit
         pairs where they apply, the inspector and the executor; False, never)."""
         cp = self.cp
-        pairs16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
-        pairs16 = ("ydrop16" if mode == 0 and slots is None else "exec16" if mode == 1 and EXEC16 else None) \
-            if pairs16 else None
-        k, tpb, threads, smem, grid = self._kernel(band, wide, pairs16)
+        warp16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
+        name16 = None
+        if warp16 and mode == 0 and slots is None:
+            name16 = "ydrop16"
+        elif warp16 and mode == 1 and EXEC16:
+            name16 = "exec16"
+        k, tpb, threads, smem, grid = self._kernel(band, wide, name16)
         n = int(tasks.shape[0])
         z, zb, zi = self._z, self._zb, self._zi
         dump_w = 0
@@ -354,7 +357,7 @@ class DeviceRunner:
             # the warps take tasks from a queue: at most enough blocks to fill the device once
             args += (cp.zeros(1, dtype=cp.int32),)
             blocks = min(blocks, grid)
-        if pairs16:
+        if name16:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
         k((blocks,), (threads,), args, shared_mem=smem)
         self.launches += 1
