@@ -913,10 +913,12 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
 // the other parameters unused): ydrop's queue of tasks and shared memory, 7 rows of band words a warp;
 // the substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
 // query position (a side whose reach holds no wall reads none).
+#define PAIRS16_PARAMS YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits, \
+    int grid_shift, int grid_cols, int grid_qmax
+#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax
+
 template <bool EXEC>
-__device__ __forceinline__ void pairs16_kernel(YDROP_PARAMS, int* __restrict__ queue,
-                                               const unsigned* __restrict__ grid_bits, int grid_shift, int grid_cols,
-                                               int grid_qmax)
+__device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
 {
     const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
     const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, slots, dump, dump_w};
@@ -933,10 +935,6 @@ __device__ __forceinline__ void pairs16_kernel(YDROP_PARAMS, int* __restrict__ q
         __syncwarp();
     }
 }
-
-#define PAIRS16_PARAMS YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits, \
-    int grid_shift, int grid_cols, int grid_qmax
-#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax
 
 extern "C" __global__ void ydrop16(PAIRS16_PARAMS) { pairs16_kernel<false>(PAIRS16_ARGS); }
 
