@@ -57,3 +57,32 @@ def test_compaction_keeps_the_rows_of_undecided_anchors():
             assert np.array_equal(_kept_on_host(host, host_at, row), want[row])
         else:
             assert host_at[row] == -1
+
+
+def test_slots_taken_freed_and_reclaimed_keep_their_owners():
+    """The arena's slot bookkeeping (``_KeptRows``): a fresh slot is the last one freed, a side's former
+    slot is freed when it takes another, a decided anchor's slots are reclaimed when none is free, and
+    every slot is either free or held by the one side that points at it."""
+    from gpukernels.gpu.gapped import _KeptRows
+    rng = np.random.default_rng(5)
+    kept = _KeptRows(24, 40)
+    status = np.zeros(20, dtype=np.int8)
+    first = kept.fresh(3, status)
+    assert first.tolist() == [0, 1, 2]
+    kept.release(first)
+    for _ in range(300):
+        want = int(rng.integers(0, 12))
+        free_before = list(kept.free)
+        got = kept.fresh(want, status)
+        if len(free_before) >= want:
+            assert got.tolist() == free_before[::-1][:want]
+        rows = rng.choice(40, size=min(want, 40), replace=False)
+        kept.assign(rows[:want // 2], got[:want // 2])
+        kept.release(got[want // 2:])
+        if rng.random() < 0.2:
+            status[rng.integers(0, 20)] = 4
+        if rng.random() < 0.2:
+            kept.assign(rng.choice(40, size=3, replace=False), -1)
+        held = np.flatnonzero(kept.owner >= 0)
+        assert (kept.slot_of[kept.owner[held]] == held).all()
+        assert sorted(kept.free + held.tolist()) == list(range(24))

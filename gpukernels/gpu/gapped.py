@@ -1158,9 +1158,13 @@ class _KeptRows:
             self.slot_of[self.owner[done]] = -1
             self.owner[done] = -1
             self.free.extend(done.tolist())
+        # the last free slots, the last first (as many pops), without a Python step per slot: a wave
+        # takes thousands
         out = np.full(count, -1, dtype=np.int64)
-        for k in range(min(count, len(self.free))):
-            out[k] = self.free.pop()
+        m = min(count, len(self.free))
+        if m:
+            out[:m] = self.free[len(self.free) - m:][::-1]
+            del self.free[len(self.free) - m:]
         return out
 
     def assign(self, rows, slots):
@@ -1172,17 +1176,18 @@ class _KeptRows:
         rows = np.asarray(rows, dtype=np.int64)
         slots = np.broadcast_to(np.asarray(slots, dtype=np.int64), rows.shape)
         self.host_at[rows] = -1
-        for s in self.slot_of[rows]:
-            if s >= 0:
-                self.owner[s] = -1
-                self.free.append(int(s))
+        old = self.slot_of[rows]
+        old = old[old >= 0]
+        self.owner[old] = -1
+        self.free.extend(old.tolist())
         self.slot_of[rows] = slots
         self.owner[slots[slots >= 0]] = rows[slots >= 0]
 
     def release(self, slots):
         """Fresh slots that no side took."""
         with self.lock:
-            self.free.extend(int(s) for s in slots if s >= 0)
+            slots = np.asarray(slots, dtype=np.int64)
+            self.free.extend(slots[slots >= 0].tolist())
 
 
 
