@@ -11,9 +11,10 @@ launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
 anchors), then relaunches the warp kernel (``ydrop``, mode 0, the first
 band) on them with CUDA events after a warm-up, with the walls of the end
 of the run and with no walls in 4, 2 and 1 slots (the same cells: what the
-wall reads cost). It also runs the executor (mode 1; ``exec16`` in 16-bit
-pairs beside ``ydrop``) up to each side's best, to set the cells past the best (the y-drop tail, which only the
-inspector computes) beside those up to it, and the whole execution as
+wall reads cost). It also runs the executor (mode 1: ``exec16`` in 16-bit
+pairs, and ``ydrop``) up to each side's best, to set the cells past the
+best (the y-drop tail, which only the inspector computes) beside those up
+to it, and the whole execution as
 the pipeline runs it (the executor, the walk back on the device, the
 copies), with the walls of ``--exec-walls`` (none, those the first wave
 saw; end, the end of the run's, where each side stops at its own kept
@@ -136,6 +137,7 @@ def main(argv=None):
     tb = cp.empty(int(cab.sum()) + 1, dtype=cp.uint8)
     tb_lo = cp.empty(int((ds + 1).sum()), dtype=cp.int32)
     tb_off = cp.empty(int((ds + 1).sum()), dtype=cp.int64)
+
     def executor_all(pairs16):
         return lambda: runner._launch(d_tasks, 1, band, False, dstop=dstop, tbb=tbb, adb=adb, tb=tb, tb_lo=tb_lo,
                                       tb_off=tb_off, pairs16=pairs16)
