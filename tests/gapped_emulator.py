@@ -61,8 +61,13 @@ class EmuRunner:
     def _slot(self, s):
         return self.arena[s] if s >= 0 and self.keep_slots else None
 
-    def kept_rows(self, slots):
-        return _pack_dumps(self.arena[np.asarray(slots, dtype=np.int64)])
+    def kept_rows(self, slots, into=None):
+        """DeviceRunner's: the packed rows, copied to the front of ``into`` where it is long enough."""
+        flat, at = _pack_dumps(self.arena[np.asarray(slots, dtype=np.int64)])
+        if into is not None and len(into) >= len(flat):
+            into[:len(flat)] = flat
+            return into[:len(flat)], at
+        return flat, at
 
     def no_walls(self):
         """DeviceRunner's: walls with none set."""

@@ -95,6 +95,9 @@ WAVE = 4096
 #: ints of the host's store of rows at the best (_KeptRows) beyond its cap: two waves' rows at the widest
 #: (a wave's fetch that found no room grew the store, copying all of it: 20-40 ms on the wave's thread)
 KEPT_ROOM = 2 * 2 * WAVE * (DUMP_HEAD + 4 * (KEEP_W + 2))
+#: the host's store of rows at the best in pinned memory kept between calls, where a call has full
+#: waves (DeviceRunner.host_kept): the rows come back straight into it
+PINNED_KEPT = True
 #: anchors of the first wave: the waves double from it up to WAVE, so the walk starts sooner and the
 #: next wave runs beside it (OVERLAP_WAVES)
 FIRST_WAVE = 512
@@ -996,10 +999,19 @@ def _append_rows(rows_host, used, rows_at, rows, flat, at):
     """
     rows_host = grow(rows_host, used + flat.shape[0])
     rows_host[used:used + flat.shape[0]] = flat
+    return rows_host, _note_rows(used, rows_at, rows, at, flat.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def _note_rows(used, rows_at, rows, at, size):
+    """Sides ``rows`` hold the rows just placed at ``store[used:used + size]`` (``at`` within them; -1: none).
+
+    Returns the store's new use.
+    """
     for k in range(rows.shape[0]):
         if at[k] >= 0:
             rows_at[rows[k]] = used + at[k]
-    return rows_host, used + flat.shape[0]
+    return used + size
 
 
 @njit(cache=True, nogil=True)
@@ -1113,13 +1125,18 @@ class _KeptRows:
     #: ints of host copies beyond which those of decided anchors are dropped (at a wave's start)
     HOST_CAP = 1 << 24
 
-    def __init__(self, nslots, nsides):
+    #: ints of the host store: the cap and two waves' rows (KEPT_ROOM; growing copied the whole store)
+    SIZE = HOST_CAP + KEPT_ROOM
+
+    def __init__(self, nslots, nsides, store=None):
         self.slot_of = np.full(nsides, -1, dtype=np.int64)
         self.owner = np.full(nslots, -1, dtype=np.int64)
         self.free = list(range(nslots - 1, -1, -1))
-        # room for the cap and two waves' rows (KEPT_ROOM): pages are only taken as they are written,
-        # and growing copied the whole store each time
-        self.host = np.empty(self.HOST_CAP + KEPT_ROOM if nslots else 0, dtype=np.int32)
+        # ``store``: the runner's pinned one, kept between calls (the rows come back straight into it);
+        # else ordinary memory, whose pages are only taken as they are written
+        if store is None:
+            store = np.empty(self.SIZE if nslots else 0, dtype=np.int32)
+        self.host = store
         self.host_at = np.full(nsides, -1, dtype=np.int64)
         self.used = 0
         #: the walk's rounds and a wave speculated beside it change slots and copies from two threads
@@ -1133,9 +1150,14 @@ class _KeptRows:
         """
         rows, slots = np.asarray(rows, dtype=np.int64), np.asarray(slots, dtype=np.int64)
         if len(rows) and HOST_STOP:
-            flat, at = runner.kept_rows(slots)      # the copy outside the lock: the walk's rounds take it too
+            # straight into the store's free end where it has room (under the lock: the walk's rounds
+            # fetch too, and a store that grew is a copy of the rows in place then)
             with self.lock:
-                self.host, self.used = _append_rows(self.host, self.used, self.host_at, rows, flat, at)
+                flat, at = runner.kept_rows(slots, into=self.host[self.used:])
+                if np.may_share_memory(flat, self.host):
+                    self.used = _note_rows(self.used, self.host_at, rows, at, len(flat))
+                else:
+                    self.host, self.used = _append_rows(self.host, self.used, self.host_at, rows, flat, at)
 
     def compact(self, status):
         """Drop the host copies of decided anchors' rows once they take more than :data:`HOST_CAP` ints.
@@ -1296,7 +1318,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stamp = np.zeros(n, dtype=np.int64)     # kept alignments when the anchor was inspected
     res_all = np.zeros((2 * n, R_FULL_DIAGS + 1), dtype=np.int64)
     # the device's copies of sides' rows at their best, for redos that stop there (none on a runner without)
-    kept = _KeptRows(int(getattr(runner, "keep_slots", 0)), 2 * n)
+    nslots = int(getattr(runner, "keep_slots", 0))
+    # a call of full waves keeps its store pinned between calls (allocating it costs about 0.1 s once)
+    pinned = PINNED_KEPT and nslots and n >= width and hasattr(runner, "host_kept")
+    kept = _KeptRows(nslots, 2 * n, runner.host_kept(_KeptRows.SIZE) if pinned else None)
     band_all = np.zeros(2 * n, dtype=np.int64)
     ops_idx = np.zeros((n, 3), dtype=np.int64)
     store = np.zeros(1 << 16, dtype=np.uint8)
@@ -1720,6 +1745,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     # (the rows written: those of the kept alignments; after a stripe stepped out too, as the stripes'
     # alignments join the shared arrays before it stops)
     spans = _merged_spans(K[:nk, 0], K[:nk, 1] + 1) if nk else np.zeros((0, 2), np.int64)
+    if hasattr(runner, "give_kept"):
+        runner.give_kept(kept.host)
     if escaped is not None:
         # the walls zeroed, here and on the device, the call starts again on one thread
         log.info("gapped extension%s: %s; the walk starts again without stripes", f" ({label})" if label else "",

@@ -87,9 +87,11 @@ R_N = 13
 _PINNED = threading.local()
 #: free pinned bytes the relay's block pool keeps for later batches and pairs (_HostBlocks)
 HOST_BLOCKS_KEEP = 1 << 31
-#: the host's walls live in pinned memory kept between calls (_HostWalls) up to this size; larger
+#: the host's walls live in pinned memory kept between calls (_PinnedArrays) up to this size; larger
 #: ones are ordinary memory, uploaded through a pinned copy
 HOST_WALLS_KEEP = 1 << 30
+#: free pinned bytes kept for the host's stores of rows at the best (one per strand, DeviceRunner.host_kept)
+HOST_KEPT_KEEP = 1 << 30
 
 
 def _exec_steps(dstop, tbb, tb_total):
@@ -501,13 +503,15 @@ class DeviceRunner:
         h_lens = self._to_host(lens, "exec_lens")
         return _slot_columns(self._to_host(out, "exec_out"), obase, size, h_lens.copy())
 
-    def kept_rows(self, slots):
+    def kept_rows(self, slots, into=None):
         """The rows kept in ``slots``, packed on the device and copied to the host (:func:`_pack_dumps`'s result).
 
         Only each row's live width comes back (a slot holds rows of
         :data:`KEEP_W` + 2 ints, most of them unused): a wave keeps the rows
-        of 8,192 sides. The packed ints are a view of pinned memory, valid
-        until the next call.
+        of 8,192 sides. They are copied to the front of ``into`` (an int32
+        host array, best pinned: the rows land where the caller keeps them,
+        :meth:`host_kept`) where it is long enough, else to pinned memory of
+        the runner's, a view valid until the next call.
         """
         cp = self.cp
         slots = np.asarray(slots, dtype=np.int64)
@@ -516,12 +520,30 @@ class DeviceRunner:
         head = self._to_host(arena[d_slots, :DUMP_HEAD], "kept_heads")
         size = np.where(head[:, 0] >= 1, DUMP_HEAD + 4 * head[:, 11].astype(np.int64), 0)
         at = np.where(size > 0, np.cumsum(size) - size, -1)
-        flat = cp.empty(max(int(size.sum()), 1), dtype=cp.int32)
+        total = int(size.sum())
+        flat = cp.empty(max(total, 1), dtype=cp.int32)
         if len(slots):
             self._rows_pack((len(slots),), (128,), (self._arena, np.int32(KEEP_W), d_slots, np.int32(len(slots)),
                                                    self._to_device(at, "kept_at"), flat))
             self.launches += 1
-        return self._to_host(flat[:int(size.sum())], "kept_rows"), at
+        if into is not None and len(into) >= total:
+            flat[:total].get(out=into[:total])
+            return into[:total], at
+        return self._to_host(flat[:total], "kept_rows"), at
+
+    def host_kept(self, size):
+        """An int32 host store of ``size`` ints for rows at the best: pinned memory kept between calls.
+
+        Rows copied back into it (:meth:`kept_rows`'s ``into``) skip a copy
+        on the host: a wave brings back about 40 MB of them. Give it back
+        with :meth:`give_kept`.
+        """
+        return _KEPT.take(self.cp, (int(size),))
+
+    def give_kept(self, store):
+        """A store of :meth:`host_kept` back for a later call (any other array is left alone)."""
+        if _KEPT.owns(store):
+            _KEPT.give(store)
 
     def relay_share(self, total, sides, chunk_diags):
         """A :class:`RelayShare` of ``total`` bytes for ``sides`` relayed at once.
@@ -1066,23 +1088,27 @@ class _HostBlocks:
 _BLOCKS = _HostBlocks()
 
 
-class _HostWalls:
-    """Pinned host arrays for the walk's walls, all zero while free, kept between calls and pairs.
+class _PinnedArrays:
+    """Pinned host int32 arrays kept between calls and pairs, taken and given back by shape.
 
-    Each strand's walk holds one array the size of the target (32 bytes a
-    base with 4 slots): allocating it pinned takes about 0.5 ms per
-    megabyte, so it is done once per size, and a caller gives it back with
-    the rows it wrote set to zero again (far fewer than the whole). At most
-    :data:`HOST_WALLS_KEEP` free bytes are kept.
+    Allocating pinned memory takes about 0.5 ms per megabyte, so each shape
+    is allocated once and served again. Two pools: the walk's walls (one
+    array the size of the target per strand, 32 bytes a base with 4 slots;
+    ``zero``: taken all zero, a caller gives it back with the rows it wrote
+    set to zero again, far fewer than the whole) and the host's stores of
+    rows at the best (:meth:`DeviceRunner.host_kept`, whatever they hold).
+    At most ``keep`` free bytes are kept.
     """
 
-    def __init__(self):
+    def __init__(self, keep, zero):
         self._free = []             # (shape, array)
         self._ours = weakref.WeakValueDictionary()      # id -> the arrays made here, while they live
         self._lock = threading.Lock()
+        self._keep = keep
+        self._zero = zero
 
     def take(self, cp, shape):
-        """A zero int32 array of ``shape`` in pinned memory."""
+        """An int32 array of ``shape`` in pinned memory (all zero in a ``zero`` pool)."""
         shape = tuple(int(x) for x in shape)
         with self._lock:
             for k, (s, arr) in enumerate(self._free):
@@ -1091,7 +1117,8 @@ class _HostWalls:
                     return arr
         size = int(np.prod(shape, dtype=np.int64)) * 4
         arr = np.ndarray(shape, dtype=np.int32, buffer=cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0))
-        arr[...] = 0
+        if self._zero:
+            arr[...] = 0
         with self._lock:
             self._ours[id(arr)] = arr
         return arr
@@ -1101,14 +1128,15 @@ class _HostWalls:
         return self._ours.get(id(arr)) is arr
 
     def give(self, arr):
-        """``arr`` (all zero again) back to the free list."""
+        """``arr`` (all zero again in a ``zero`` pool) back to the free list."""
         with self._lock:
             self._free.append((arr.shape, arr))
-            while sum(a.nbytes for _, a in self._free) > HOST_WALLS_KEEP:
+            while sum(a.nbytes for _, a in self._free) > self._keep:
                 self._free.pop(0)
 
 
-_WALLS = _HostWalls()
+_WALLS = _PinnedArrays(HOST_WALLS_KEEP, zero=True)
+_KEPT = _PinnedArrays(HOST_KEPT_KEEP, zero=False)
 
 
 @njit(cache=True, nogil=True)
