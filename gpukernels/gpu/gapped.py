@@ -82,7 +82,7 @@ import numpy as np
 from numba import njit
 
 from ..cpu import gapped as cg
-from ..cpu.buffers import grow, grow_rows
+from ..cpu.buffers import ArrayPool, grow, grow_rows
 from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import relay_side
@@ -98,6 +98,9 @@ KEPT_ROOM = 2 * 2 * WAVE * (DUMP_HEAD + 4 * (KEEP_W + 2))
 #: the host's store of rows at the best in pinned memory kept between calls, where a call has full
 #: waves (DeviceRunner.host_kept): the rows come back straight into it
 PINNED_KEPT = True
+#: the stores of executed columns, grown to tens of megabytes a strand, kept for the next calls
+POOL_STORES = True
+_STORES = ArrayPool(keep=2)
 #: anchors of the first wave: the waves double from it up to WAVE, so the walk starts sooner and the
 #: next wave runs beside it (OVERLAP_WAVES)
 FIRST_WAVE = 512
@@ -1324,7 +1327,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     kept = _KeptRows(nslots, 2 * n, runner.host_kept(_KeptRows.SIZE) if pinned else None)
     band_all = np.zeros(2 * n, dtype=np.int64)
     ops_idx = np.zeros((n, 3), dtype=np.int64)
-    store = np.zeros(1 << 16, dtype=np.uint8)
+    store = _STORES.take(1 << 16, np.uint8) if POOL_STORES else np.empty(1 << 16, np.uint8)
     used = 0
     sel = np.empty(n + 1, dtype=np.int64)
     # the host's own DP (cpu/gapped.extend_side) and its buffers
@@ -1747,6 +1750,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     spans = _merged_spans(K[:nk, 0], K[:nk, 1] + 1) if nk else np.zeros((0, 2), np.int64)
     if hasattr(runner, "give_kept"):
         runner.give_kept(kept.host)
+    _STORES.give(store)
     if escaped is not None:
         # the walls zeroed, here and on the device, the call starts again on one thread
         log.info("gapped extension%s: %s; the walk starts again without stripes", f" ({label})" if label else "",
