@@ -75,6 +75,7 @@ def test_relay_equals_sequential_sweep(seed, warm):
                                stats=stats)
     assert tuple(got[:4]) == tuple(ref[:4])
     assert np.array_equal(got[4], ref[4])
+    assert np.array_equal(got[5], _region(ref))
     assert stats["relay_rounds"] >= 1
     assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0
 
@@ -95,6 +96,7 @@ def test_relay_chunks_take_over_on_similar_sequences():
     ref = G.ydrop_one_side(*dp, np.empty((8, len(q) + 3), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
                            np.empty(4, np.int64))
     assert tuple(got[:4]) == tuple(ref[:4]) and np.array_equal(got[4], ref[4])
+    assert np.array_equal(got[5], _region(ref))
     assert stats["relay_taken"] > stats["relay_missed"]
 
 
@@ -126,6 +128,7 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
                                chunks=chunks, per_round=per_round)
     assert tuple(got[:4]) == tuple(ref[:4])
     assert np.array_equal(got[4], ref[4])
+    assert np.array_equal(got[5], _region(ref))
     assert calls and max(calls) <= per_round
     assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0
 
@@ -141,14 +144,15 @@ class _Elsewhere:
         self.buf, self.start, self.frame, self.stretch, self.above = buf, start, frame, stretch, above
         self.chunks = chunks
 
-    def tables(self, d_from, d_to):
+    def region(self, d_from, d_to, dbest):
+        """The region of the run of pieces over anti-diagonals ``d_from..d_to``, from the chunks' tables."""
         off, lo = [], []
         for d in range(d_from, d_to + 1):
             lo_d, hi_d, start, c_off, c_lo, nbytes = next(c for c in self.chunks if c[0] <= d <= c[1])
             off.append(start + c_off[d])
             lo.append(c_lo[d])
         last = next(c for c in self.chunks if c[0] <= d_to <= c[1])
-        return np.array(off) - off[0], np.array(lo), last[2] + last[5] - off[0]
+        return relay.piece_region(np.array(off), np.array(lo), last[2] + last[5], d_from, d_to, dbest)
 
     def own_tables(self, piece):
         """A piece as the relay holds it with its tables here: offsets from its own first byte."""
@@ -207,6 +211,7 @@ def test_relay_pieces_traced_elsewhere_equal_sequential(seed, stretch, above, ta
                                chunks=chunks, per_round=8)
     assert tuple(got[:4]) == tuple(ref[:4])
     assert np.array_equal(got[4], ref[4])
+    assert np.array_equal(got[5], _region(ref))
     assert stats["relay_taken"] > 0 and _Elsewhere.columns > 0
     if stretch == 256:
         assert _Elsewhere.steps < _Elsewhere.columns / 4      # most columns come from the walks ahead
@@ -239,6 +244,7 @@ def test_traceback_walked_ahead_equals_sequential(seed, guess, monkeypatch):
         got = relay.relay_side(*dp, pool, [np.empty((8, width), np.int32) for _ in range(4)], chunk=700, warm=600)
     assert tuple(got[:4]) == tuple(ref[:4])
     assert np.array_equal(got[4], ref[4])
+    assert np.array_equal(got[5], _region(ref))
     if calls:
         assert any(calls) == (guess != "outside")
 
@@ -257,3 +263,42 @@ def test_relay_share_keeps_a_first_chunk_for_each_side_yet_to_ask():
     assert share.take(room, first=False) == 8
     # a chunk wider than what is left does not run
     assert share.take(np.array([50]), first=False) == 0
+
+
+def _region(ref):
+    """The region of a side from ``ydrop_one_side``'s result ``ref`` (its tables)."""
+    return relay.side_region(ref[6], ref[7], ref[3], ref[1] + ref[2])
+
+
+def _region_by_steps(off, lo, cells, dbest):
+    """The region as the walk's checks define it, one anti-diagonal at a time up to the last with a cell."""
+    imax = jmax = kmin = kmax = d = 0
+    while cells > 0:
+        d += 1
+        low, high = int(lo[d]), int(lo[d] + off[d + 1] - off[d])
+        if d <= dbest:
+            imax, jmax = max(imax, high - 1), max(jmax, d - low)
+            kmin, kmax = min(kmin, d - 2 * (high - 1)), max(kmax, d - 2 * low)
+        if off[d + 1] == cells + 1:
+            break
+    return [imax, jmax, kmin, kmax, d]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_side_region_equals_the_steps_over_the_table(seed):
+    """``side_region`` (and the pieces' ``piece_region`` it runs on) gives the stepwise region of a real
+    y-drop side, with the table's arrays longer than the side as the host's buffers are."""
+    rng = np.random.default_rng(900 + seed)
+    dp, width, ref = _similar_side(rng, 12000, [0.01, 0.05, 0.2][seed % 3], [0.0, 0.002][seed % 2])
+    off, lo, cells = ref[6], ref[7], ref[3]
+    for dbest in (ref[1] + ref[2], 0, (ref[1] + ref[2]) // 2):
+        assert list(relay.side_region(off, lo, cells, dbest)) == _region_by_steps(off, lo, cells, dbest)
+    # split into pieces anywhere, joined again
+    dlast = int(relay.side_region(off, lo, cells, 0)[4])
+    if dlast > 3:
+        cut = int(rng.integers(1, dlast))
+        region = np.zeros(5, np.int64)
+        relay.join_regions(region, relay.piece_region(off[:cut + 1], lo[:cut + 1], off[cut + 1], 0, cut, ref[1] + ref[2]))
+        relay.join_regions(region, relay.piece_region(off[cut + 1:dlast + 2], lo[cut + 1:dlast + 1], off[dlast + 1],
+                                                      cut + 1, dlast, ref[1] + ref[2]))
+        assert list(region) == _region_by_steps(off, lo, cells, ref[1] + ref[2])

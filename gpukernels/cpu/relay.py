@@ -312,8 +312,8 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         d_from, cells_mark, checked = int(st[ST_D]) + 1, int(st[ST_CELLS]), int(st[ST_D])
         st[ST_NTB] = 0
         tb, off, lo, t0 = np.empty(1 << 16, np.uint8), np.empty(1 << 10, np.int64), np.empty(1 << 10, np.int64), 0
-    ops, off, lo = _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool if TRACE_AHEAD else None)
-    return best, bi, bj, cells, ops, None, off, lo
+    ops, region = _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool if TRACE_AHEAD else None)
+    return best, bi, bj, cells, ops, region
 
 
 @njit(cache=True, nogil=True)
@@ -493,8 +493,58 @@ def split_tables(pieces, i, j):
     return d0, off, lo, wid
 
 
+@njit(cache=True, nogil=True)
+def piece_region(off, lo, end, d_from, d_to, dbest):
+    """:func:`side_region` of one piece: anti-diagonals ``d_from..d_to``, its first byte ``off[0]``, its bytes' end ``end``.
+
+    Anti-diagonal d covers cells ``lo[d - d_from]`` on, as many as its bytes.
+    """
+    out = np.zeros(5, dtype=np.int64)
+    for d in range(max(d_from, 1), d_to + 1):
+        x = d - d_from
+        width = (off[x + 1] if d < d_to else end) - off[x]
+        if width > 0:
+            out[4] = d
+        if d <= dbest:
+            low = lo[x]
+            out[0] = max(out[0], low + width - 1)
+            out[1] = max(out[1], d - low)
+            out[2] = min(out[2], d - 2 * (low + width - 1))
+            out[3] = max(out[3], d - 2 * low)
+    return out
+
+
+def join_regions(region, part):
+    """Fold a run of pieces' :func:`side_region` ``part`` into ``region`` (in place)."""
+    region[0] = max(region[0], part[0])
+    region[1] = max(region[1], part[1])
+    region[2] = min(region[2], part[2])
+    region[3] = max(region[3], part[3])
+    region[4] = max(region[4], part[4])
+
+
+@njit(cache=True, nogil=True)
+def side_region(off, lo, cells, dbest):
+    """The region a side explored: ``(imax, jmax, kmin, kmax, dlast)`` from its anti-diagonal table.
+
+    Anti-diagonal d covered cells ``lo[d]`` to ``lo[d] + off[d + 1] - off[d]``
+    (``cpu/gapped.ydrop_one_side``'s tables, the origin's byte first, ``cells``
+    bytes after it). Over anti-diagonals 1 to ``dbest`` (the best cell's):
+    the largest row and column reached, the least and largest ``d - 2i``;
+    ``dlast``, the last anti-diagonal with a cell. The inspector's region
+    columns, for the walk's checks of what an alignment kept since may touch.
+    """
+    dlast = 0
+    if cells > 0:
+        # (the table's arrays may be longer than the side: its first anti-diagonal to hold all cells)
+        dlast = 1
+        while off[dlast + 1] != cells + 1:
+            dlast += 1
+    return piece_region(off, lo, off[dlast + 1], 0, dlast, dbest)
+
+
 def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
-    """The columns to cell ``(bi, bj)``, and the anti-diagonal tables of the chunks in one piece.
+    """The columns to cell ``(bi, bj)``, and the region the side explored (:func:`side_region`).
 
     The path is walked back through each chunk's own bytes: joining them
     would copy a gigabyte for a megabase extension, of which the path reads
@@ -503,10 +553,11 @@ def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
     cell's are first walked at once from a guess each (:func:`trace_ahead`),
     and the path's own walk takes their columns where it meets them
     (:func:`trace_merge`): a megabase path is millions of steps, each a read
-    from a table the chunks' copies left out of the caches.
+    from a table the chunks' copies left out of the caches. The region
+    comes from each run of pieces where its tables are: a megabase side's
+    tables are tens of megabytes, which the device no longer copies back.
     """
     pieces = [p for p in pieces if p[3] <= p[4]]
-    dlast = pieces[-1][4]
     ops = np.empty(bi + bj, dtype=np.uint8)
     ahead = [k for k, p in enumerate(pieces) if p[4] < bi + bj and p[6] >= 0 and p[4] - p[3] >= AHEAD_MIN
              and not _elsewhere(p[0])]
@@ -535,21 +586,18 @@ def _traceback(pieces, bi, bj, tA, T0, qA, Q0, pool=None):
         else:
             n, i, j, state = traceback_steps(p_tb, p_off, p_lo, d_from, i, j, state, ops, n, tA, T0, -1, qA, Q0, 1)
         k -= 1
-    off = np.empty(dlast + 2, dtype=np.int64)
-    lo = np.empty(dlast + 2, dtype=np.int64)
-    at = 0
+    region = np.zeros(5, dtype=np.int64)
     k = 0
     while k < len(pieces):
         p_tb, p_off, p_lo, d_from, d_to, end, _ = pieces[k]
         k += 1
         if p_off is None:
-            # tables elsewhere: the run of pieces that share them, brought at once
+            # tables elsewhere: the run of pieces that share them, at once
             while k < len(pieces) and pieces[k][1] is None and pieces[k][0].buf is p_tb.buf:
                 d_to = pieces[k][4]
                 k += 1
-            p_off, p_lo, end = p_tb.tables(d_from, d_to)
-        off[d_from:d_to + 1] = p_off - p_off[0] + at
-        lo[d_from:d_to + 1] = p_lo
-        at += end - p_off[0]
-    off[dlast + 1] = at
-    return ops[:n][::-1].copy(), off, lo
+            part = p_tb.region(d_from, d_to, bi + bj)
+        else:
+            part = piece_region(p_off, p_lo, end, d_from, d_to, bi + bj)
+        join_regions(region, part)
+    return ops[:n][::-1].copy(), region

@@ -85,7 +85,7 @@ from ..cpu import gapped as cg
 from ..cpu.buffers import ArrayPool, grow, grow_rows
 from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
-from ..cpu.relay import relay_side
+from ..cpu.relay import relay_side, side_region
 from .kernel_twin import _FAR, _cell_walled, _not_above
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
@@ -836,29 +836,10 @@ def _abandoned_batch(idx, skip, cap, apart, status, anchor_q, anchor_t, sel):
     return taken
 
 
-@njit(cache=True, nogil=True)
-def _host_region(r, tb_off, tb_lo, cells):
-    """Fill a side's region columns from the host DP's anti-diagonal table, as the inspector would.
-
-    ``r`` is the side's row with ``R_BI`` and ``R_BJ`` set; anti-diagonal d
-    covered cells ``tb_lo[d]`` to ``tb_lo[d] + tb_off[d + 1] - tb_off[d]``
-    (``cpu/gapped.ydrop_one_side`` with ``store``).
-    """
-    dbest = r[R_BI] + r[R_BJ]
-    imax, jmax, kmin, kmax = 0, 0, 0, 0
-    d = 0
-    while cells > 0:
-        d += 1
-        lo = tb_lo[d]
-        hi = lo + tb_off[d + 1] - tb_off[d]
-        if d <= dbest:
-            imax = max(imax, hi - 1)
-            jmax = max(jmax, d - lo)
-            kmin = min(kmin, d - 2 * (hi - 1))
-            kmax = max(kmax, d - 2 * lo)
-        if tb_off[d + 1] == cells + 1:
-            break
-    r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX], r[R_DIAGS], r[R_STATUS] = imax, jmax, kmin, kmax, d, 0
+def _set_region(r, region):
+    """A side's region columns, as the inspector would fill them, from ``cpu/relay.side_region``'s."""
+    r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX], r[R_DIAGS] = region
+    r[R_STATUS] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -1517,7 +1498,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     free.append(slot)
             row = res_all[2 * a + right]
             row[R_BEST], row[R_BI], row[R_BJ], row[R_CELLS] = out[0], out[1], out[2], out[3]
-            _host_region(row, out[6], out[7], out[3])
+            # a relayed side's region comes with it, computed where its tables are
+            _set_region(row, out[5] if job in shares else side_region(out[6], out[7], out[3], out[1] + out[2]))
             row[R_CHECKED], row[R_FULL_CELLS], row[R_FULL_DIAGS] = 0, row[R_CELLS], row[R_DIAGS]
             return out[4]
 

@@ -925,8 +925,8 @@ class _RelayTable:
     byte where it starts in the launch's traceback buffer, its first cell
     and its cell count, for each kept chunk's own anti-diagonals (the rows
     of the others are never read: the relay stops at the first chunk that
-    does not take over). :meth:`side_tables` brings a run of them to the
-    host, for the side's tables (``cpu/relay._traceback``). ``byte0``: where
+    does not take over). :meth:`side_region` reduces a run of them to the
+    side's region (``cpu/relay._traceback``). ``byte0``: where
     each chunk's byte 0 (its cell count 0) lies in that buffer.
     """
 
@@ -950,26 +950,29 @@ class _RelayTable:
         """Row slice of side anti-diagonals ``d_from..d_to``."""
         return slice(d_from - self.d_first, d_to + 1 - self.d_first)
 
-    def side_tables(self, d_from, d_to):
-        """The side's table over anti-diagonals ``d_from..d_to`` on the host, as ``cpu/relay`` pieces hold it.
+    def side_region(self, d_from, d_to, dbest):
+        """``cpu/relay.piece_region`` of side anti-diagonals ``d_from..d_to``, computed here; one copy back.
 
-        Returns each anti-diagonal's byte offset from the first one's start
-        (the bytes of a run of chunks counted as if they lay end to end: a
-        prefix sum of the cell counts, on the device), its first cell, and
-        the bytes of them all. Two copies back, through pinned blocks.
+        A megabase side's rows are tens of megabytes, which the host only
+        needed for these five numbers.
         """
         from . import own_stream
         cp = self._runner.cp
         rows = self.rows(d_from, d_to)
-        temp = []
         with own_stream(self._runner.device_id):
-            ends = cp.cumsum(self.wid[rows], dtype=cp.int64)
-            h_ends = self._runner._to_host(ends, None, temp)
-            off = np.concatenate([[0], h_ends[:-1]])
-            lo = self._runner._to_host(self.lo[rows], None, temp).astype(np.int64)
-            total = int(h_ends[-1]) if len(h_ends) else 0
-            _BLOCKS.give(cp, temp)
-        return off, lo, total
+            lo = self.lo[rows].astype(cp.int64)
+            wid = self.wid[rows].astype(cp.int64)
+            d = cp.arange(d_from, d_to + 1, dtype=cp.int64)
+            last = cp.where((wid > 0) & (d >= 1), d, 0).max()
+            a, z = max(d_from, 1) - d_from, min(d_to, dbest) + 1 - d_from
+            if z > a:
+                lo, d = lo[a:z], d[a:z]
+                hi = lo + wid[a:z] - 1
+                parts = [hi.max(), (d - lo).max(), (d - 2 * hi).min(), (d - 2 * lo).max(), last]
+            else:
+                zero = cp.zeros((), dtype=cp.int64)
+                parts = [zero, zero, zero, zero, last]
+            return cp.stack(parts).get()
 
 
 class DevicePiece:
@@ -986,9 +989,9 @@ class DevicePiece:
         #: the launch's :class:`_RelayTable`
         self.table = table
 
-    def tables(self, d_from, d_to):
-        """:meth:`_RelayTable.side_tables` of the run of pieces over side anti-diagonals ``d_from..d_to``."""
-        return self.table.side_tables(d_from, d_to)
+    def region(self, d_from, d_to, dbest):
+        """:meth:`_RelayTable.side_region` of the run of pieces over side anti-diagonals ``d_from..d_to``."""
+        return self.table.side_region(d_from, d_to, dbest)
 
     def trace(self, pieces, i, j, state):
         return self.runner.relay_trace(self.task, pieces, i, j, state)
