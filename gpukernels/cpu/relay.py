@@ -494,24 +494,35 @@ def split_tables(pieces, i, j):
 
 
 @njit(cache=True, nogil=True)
-def piece_region(off, lo, end, d_from, d_to, dbest):
-    """:func:`side_region` of one piece: anti-diagonals ``d_from..d_to``, its first byte ``off[0]``, its bytes' end ``end``.
+def rows_region(lo, wid, d_from, dbest):
+    """:func:`side_region` of anti-diagonals ``d_from`` on, anti-diagonal d covering ``wid[d - d_from]`` cells from ``lo[d - d_from]``.
 
-    Anti-diagonal d covers cells ``lo[d - d_from]`` on, as many as its bytes.
+    ``lo`` may stop at ``dbest``: only ``wid`` is read past it.
     """
     out = np.zeros(5, dtype=np.int64)
-    for d in range(max(d_from, 1), d_to + 1):
-        x = d - d_from
-        width = (off[x + 1] if d < d_to else end) - off[x]
+    for x in range(max(1 - d_from, 0), wid.shape[0]):
+        d = d_from + x
+        width = np.int64(wid[x])
         if width > 0:
             out[4] = d
         if d <= dbest:
-            low = lo[x]
+            low = np.int64(lo[x])
             out[0] = max(out[0], low + width - 1)
             out[1] = max(out[1], d - low)
             out[2] = min(out[2], d - 2 * (low + width - 1))
             out[3] = max(out[3], d - 2 * low)
     return out
+
+
+@njit(cache=True, nogil=True)
+def piece_region(off, lo, end, d_from, d_to, dbest):
+    """:func:`rows_region` of one piece: anti-diagonals ``d_from..d_to``, byte offsets ``off`` (its first
+    anti-diagonal's ``off[0]``) and its bytes' end ``end``."""
+    n = d_to - d_from + 1
+    wid = np.empty(max(n, 0), dtype=np.int64)
+    for x in range(n):
+        wid[x] = (off[x + 1] if x + 1 < n else end) - off[x]
+    return rows_region(lo, wid, d_from, dbest)
 
 
 def join_regions(region, part):

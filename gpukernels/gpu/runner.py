@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..cpu import gapped as cg
+from ..cpu.relay import rows_region
 
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
@@ -951,28 +952,24 @@ class _RelayTable:
         return slice(d_from - self.d_first, d_to + 1 - self.d_first)
 
     def side_region(self, d_from, d_to, dbest):
-        """``cpu/relay.piece_region`` of side anti-diagonals ``d_from..d_to``, computed here; one copy back.
+        """``cpu/relay.rows_region`` of side anti-diagonals ``d_from..d_to``: their cell counts (and first
+        cells up to ``dbest``) copied back, the region computed on the host.
 
-        A megabase side's rows are tens of megabytes, which the host only
-        needed for these five numbers.
+        Copies only: a kernel here waited 20-50 ms for multiprocessors that
+        the waves' kernels held.
         """
         from . import own_stream
         cp = self._runner.cp
         rows = self.rows(d_from, d_to)
+        lo_rows = self.rows(d_from, min(d_to, max(dbest, d_from - 1)))
+        temp = []
         with own_stream(self._runner.device_id):
-            lo = self.lo[rows].astype(cp.int64)
-            wid = self.wid[rows].astype(cp.int64)
-            d = cp.arange(d_from, d_to + 1, dtype=cp.int64)
-            last = cp.where((wid > 0) & (d >= 1), d, 0).max()
-            a, z = max(d_from, 1) - d_from, min(d_to, dbest) + 1 - d_from
-            if z > a:
-                lo, d = lo[a:z], d[a:z]
-                hi = lo + wid[a:z] - 1
-                parts = [hi.max(), (d - lo).max(), (d - 2 * hi).min(), (d - 2 * lo).max(), last]
-            else:
-                zero = cp.zeros((), dtype=cp.int64)
-                parts = [zero, zero, zero, zero, last]
-            return cp.stack(parts).get()
+            wid = self._runner._to_host(self.wid[rows], None, temp)
+            lo = self.lo[lo_rows]
+            lo = self._runner._to_host(lo, None, temp) if lo.size else np.zeros(0, np.int32)
+            region = rows_region(lo, wid, d_from, dbest)
+            _BLOCKS.give(cp, temp)
+        return region
 
 
 class DevicePiece:
