@@ -40,6 +40,8 @@ round, and the host then only checks and traces back.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -491,6 +493,24 @@ def split_tables(pieces, i, j):
     lo = np.concatenate([p[2][:p[4] - p[3] + 1] for p in pieces])[:n_ad].astype(np.int32)
     wid = np.concatenate([np.diff(p[1][:p[4] - p[3] + 1], append=p[5]) for p in pieces])[:n_ad].astype(np.int32)
     return d0, off, lo, wid
+
+
+@functools.lru_cache(maxsize=None)
+def compile_traceback():
+    """Compile (or load from numba's cache) the walks that only a side with long pieces traced on the host takes.
+
+    A relayed side traces its host pieces ahead (:func:`trace_ahead`,
+    :func:`trace_merge`) only where the device's chunks did not run, as when
+    the other sides of its batch held the relay's memory: on E. coli about
+    one pair in a hundred, which then waited 2-4 s for numba to compile them
+    (the device's runs start with no numba cache). Called once per process
+    before the GPU's gapped stage, with arguments of the types the relay
+    passes: the same specialisations.
+    """
+    tb, seq = np.zeros(1, np.uint8), np.zeros(1, np.uint8)
+    off, lo = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    walked = trace_ahead(tb, off, lo, 0, 0, 0, seq, 0, -1, seq, 0, 1)     # gives up at once: no cell
+    trace_merge(tb, off, lo, 0, 0, 0, 0, np.zeros(1, np.uint8), 0, seq, 0, -1, seq, 0, 1, *walked[1:])
 
 
 @njit(cache=True, nogil=True)

@@ -85,7 +85,7 @@ from ..cpu import gapped as cg
 from ..cpu.buffers import ArrayPool, grow, grow_rows
 from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
-from ..cpu.relay import relay_side, side_region
+from ..cpu.relay import compile_traceback, relay_side, side_region
 from .kernel_twin import _FAR, _cell_walled, _not_above
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
@@ -1282,6 +1282,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     if runner is None:
         runner = DeviceRunner(t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem)
     mem = int(getattr(runner, "mem", mem))
+    compile_traceback()     # (rarely taken, so not compiled in the middle of a pair)
     # host state: kept alignments (see _keep), walls, per-anchor results
     K = np.zeros((max(n, 1), 5), dtype=np.int64)
     op_off = np.zeros(n + 2, dtype=np.int64)
