@@ -546,7 +546,7 @@ def piece_region(off, lo, end, d_from, d_to, dbest):
 
 
 def join_regions(region, part):
-    """Fold a run of pieces' :func:`side_region` ``part`` into ``region`` (in place)."""
+    """Fold the region ``part`` of a run of pieces (:func:`rows_region`'s five numbers) into ``region``, in place."""
     region[0] = max(region[0], part[0])
     region[1] = max(region[1], part[1])
     region[2] = min(region[2], part[2])
