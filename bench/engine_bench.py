@@ -92,7 +92,7 @@ def main(argv=None):
 
     stages = [(engine.seeds, "build_index", "seed: index"), (engine.seeds, "seed_keys", "seed: query keys"),
               (engine.seeds, "find_hits", "seed: lookup"), (engine.ungapped, "extend_hits", "ungapped x-drop"),
-              (engine.ungapped, "add_anchors", "anchors (CPU)"), (engine.gapped, "extend_anchors", "gapped y-drop")]
+              (engine.ungapped, "add_anchors", "anchors"), (engine.gapped, "extend_anchors", "gapped y-drop")]
     originals = []
     for mod, name, stage in stages:
         fn, timed = wrap(mod, name, stage)

@@ -133,9 +133,16 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, scoring: Scoring, diag_end
     return HSPs(q0[keep], q1[keep], t0[keep], score[keep])
 
 
-def add_anchors(hsps: HSPs, t_codes, q_codes, scoring: Scoring):
-    """Set each HSP's anchor: the middle of its best 31-bp stretch (LASTZ's rule)."""
-    from .cpu import ungapped as cpu_ungapped
-    hsps.anchor_q, hsps.anchor_t = cpu_ungapped.anchors(t_codes, q_codes, hsps.q0, hsps.q1, hsps.t0,
-                                                         scoring.matrix, ANCHOR_WINDOW)
+def add_anchors(hsps: HSPs, t_codes, q_codes, scoring: Scoring, backend="cpu"):
+    """Set each HSP's anchor: the middle of its best 31-bp stretch (LASTZ's rule).
+
+    The GPU backend slides the windows of a megabase HSP on the device
+    (``gpu/ungapped.anchors``); the anchors are the same either way.
+    """
+    if backend == "gpu":
+        from .gpu import ungapped as twin
+    else:
+        from .cpu import ungapped as twin
+    hsps.anchor_q, hsps.anchor_t = twin.anchors(t_codes, q_codes, hsps.q0, hsps.q1, hsps.t0, scoring.matrix,
+                                                ANCHOR_WINDOW)
     return hsps

@@ -62,3 +62,33 @@ def test_ungapped_passes_equal_cpu(seed_value, xdrop):
             assert np.array_equal(a, b)
         assert np.array_equal(de_g, de_c)
     assert len(c[0]) > 10
+
+
+@pytest.mark.parametrize("seed_value", range(3))
+def test_anchors_equal_cpu(seed_value):
+    """The device's anchors equal the CPU twin's: HSPs of every length (a window's and shorter, runs
+    longer than the kernel's threads, 20 kb stretches) on the mosaic, and bounds cut to end anywhere."""
+    from gpukernels.cpu import ungapped as cu
+    from gpukernels.gpu import ungapped as gu
+    rng = np.random.default_rng(seed_value)
+    t, q = mosaic(rng, 300_000)
+    sc = lastz_scoring()
+    seed = seeds.parse_seed()
+    mm = ungapped.masked_matrix(sc.matrix)
+    index = seeds.build_index(t, seed, "cpu")
+    hq, ht = seeds.find_hits(index, seeds.seed_keys(q, seed, "cpu"), 0, len(q), True, 0, "cpu")
+    q0, q1, t0, _, _ = cu.extend_hits(t, q, hq, ht, seed.span, mm, sc.xdrop,
+                                      np.full(len(t) + len(q) + 1, -1, dtype=np.int64), 1)
+    # and every length from 1 to 300 at random places, ties included (identical stretches score alike)
+    n = 3000
+    lens = np.concatenate([np.arange(1, 301), rng.integers(1, 40_000, n - 300)])
+    s0 = rng.integers(0, len(q) - 40_000, n)
+    q0 = np.concatenate([q0, s0])
+    q1 = np.concatenate([q1, s0 + lens])
+    t0 = np.concatenate([t0, s0])
+    assert (q1 - q0).max() > 20_000
+    for window in (31, 5):
+        want = cu.anchors(t, q, q0, q1, t0, sc.matrix, window)
+        got = gu.anchors(t, q, q0, q1, t0, sc.matrix, window)
+        for a, b in zip(got, want):
+            assert np.array_equal(a, b)

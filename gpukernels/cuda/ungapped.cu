@@ -177,3 +177,76 @@ extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn
     }
     if (lane == 0) diag_end[d] = ext;
 }
+
+// Anchors: twin of cpu/ungapped.anchors. One block per HSP. An HSP longer than the window has
+// L - window + 1 window starts; each thread takes a run of consecutive starts, scores its first
+// window letter by letter and slides it over the rest, keeping its first best (a later start must
+// score more). The block then keeps the best score at the smallest start: the CPU's first best,
+// since the runs lie in start order. A megabase HSP, which the host slid over in milliseconds on
+// the − strand's critical path, takes a few thousand steps per thread here.
+extern "C" __global__ void hsp_anchors(const unsigned char* t, const unsigned char* q, const long long* q0,
+                                       const long long* q1, const long long* t0, const int* mat, int window,
+                                       long long* anchor_q, long long* anchor_t)
+{
+    __shared__ int smat[36];
+    __shared__ int wbest[32];
+    __shared__ long long wstart[32];
+    if (threadIdx.x < 36) smat[threadIdx.x] = mat[threadIdx.x];
+    __syncthreads();
+    const long long k = blockIdx.x;
+    const long long a = q0[k], L = q1[k] - a, diag = t0[k] - a;
+    long long off = L / 2;
+    if (L > window) {
+        const long long starts = L - window + 1;
+        const long long per = (starts + blockDim.x - 1) / blockDim.x;
+        long long j = (long long)threadIdx.x * per;
+        const long long jend = j + per < starts ? j + per : starts;
+        int best = -0x7fffffff;
+        long long bj = 0x7fffffffffffffffLL;
+        if (j < jend) {
+            int sc = 0;
+            for (int x = 0; x < window; ++x) {
+                const long long s = a + j + x;
+                sc += smat[t[s + diag] * 6 + q[s]];
+            }
+            best = sc;
+            bj = j;
+            for (++j; j < jend; ++j) {
+                const long long s_out = a + j - 1, s_in = a + j + window - 1;
+                sc += smat[t[s_in + diag] * 6 + q[s_in]] - smat[t[s_out + diag] * 6 + q[s_out]];
+                if (sc > best) {
+                    best = sc;
+                    bj = j;
+                }
+            }
+        }
+        // the block's best, ties to the smaller start: over the warp, then over the warps
+        for (int o = 16; o > 0; o >>= 1) {
+            const int ob = __shfl_down_sync(FULL, best, o);
+            const long long oj = __shfl_down_sync(FULL, bj, o);
+            if (ob > best || (ob == best && oj < bj)) {
+                best = ob;
+                bj = oj;
+            }
+        }
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
+        if (lane == 0) {
+            wbest[warp] = best;
+            wstart[warp] = bj;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < nwarps; ++w) {
+                if (wbest[w] > best || (wbest[w] == best && wstart[w] < bj)) {
+                    best = wbest[w];
+                    bj = wstart[w];
+                }
+            }
+        }
+        off = bj + window / 2;
+    }
+    if (threadIdx.x == 0) {
+        anchor_q[k] = a + off;
+        anchor_t[k] = t0[k] + off;
+    }
+}

@@ -40,6 +40,12 @@ RELAY_DEVICE_TRACE = True
 #: a relay launch's bytes are packed into a buffer of their size before the traceback (DeviceRunner._packed_bytes),
 #: so the batch's share gets the rest of the rooms back at once
 RELAY_PACK = True
+#: a relay chunk's room for traceback bytes, per anti-diagonal: RELAY_ROOM times the side's known width
+#: plus 64, at most the band (0: the band). A chunk writes its live cells only, about the width, and
+#: one whose cells outgrow the room is a missed speculation; with rooms of the band (four times the
+#: width on E. coli) the first long batch's 16 sides asked 19 GB at once, and the last to ask got 1
+#: chunk of 64 (cpu/relay then ran its round's pieces on the host's lead)
+RELAY_ROOM = 2
 #: anti-diagonals of a stretch walked ahead by one thread, and how far above it the walk starts
 RELAY_STRETCH = 2048
 RELAY_ABOVE = 1024
@@ -615,7 +621,9 @@ class DeviceRunner:
         per anti-diagonal, is the smallest power of two from 512 on that
         holds three times ``width`` (a small band lets several blocks share
         a multiprocessor, and a chunk that outgrows it is only a missed
-        speculation); as many run as their rooms fit in ``mem`` bytes, or as
+        speculation); its room, :data:`RELAY_ROOM` times ``width`` an
+        anti-diagonal (at most the band: a chunk that outgrows it is missed
+        too); as many run as their rooms fit in ``mem`` bytes, or as
         a :class:`RelayShare` grants (``first``: the side's first call).
         With :data:`RELAY_DEVICE_TRACE` and a list ``on_device``, the
         chunks' bytes stay on the device in a buffer appended to it (and
@@ -631,7 +639,8 @@ class DeviceRunner:
         while band < min(3 * int(width) + 64, self.wide_band):
             band *= 2
         ads = sts[:, 3] - sts[:, 1]
-        room = _up16(ads * band)
+        per_diag = band if RELAY_ROOM <= 0 else min(band, RELAY_ROOM * int(width) + 64)
+        room = _up16(ads * per_diag)
         if isinstance(mem, RelayShare):
             n = mem.take(room, first)
             kept = []

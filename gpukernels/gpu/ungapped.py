@@ -93,3 +93,36 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
         z = np.zeros(0, dtype=np.int64)
         return z, z.copy(), z.copy(), z.copy(), np.zeros((0, 4), dtype=np.int32)
     return tuple(np.concatenate([cp.asnumpy(p[k]) for p in parts]) for k in range(5))
+
+
+#: threads per HSP in the anchors' kernel (a megabase HSP's window starts, cut into one run each)
+_ANCHOR_THREADS = 128
+
+
+def anchors(t_codes, q_codes, q0, q1, t0, matrix, window):
+    """Anchor of each HSP, as :func:`gpukernels.cpu.ungapped.anchors` (same arguments, same result).
+
+    Kernel ``hsp_anchors``: one block per HSP, each thread sliding the
+    window over a run of its starts. The codes go through :func:`to_device`
+    (uploaded once per array); the HSPs' bounds are host arrays.
+
+    Returns
+    -------
+    anchor_q, anchor_t : ndarray of int64
+    """
+    import cupy as cp
+    from ..cuda import get_kernel
+    n = int(np.asarray(q0).shape[0])
+    if n == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z.copy()
+    d_t = to_device(t_codes, np.uint8)
+    d_q = to_device(q_codes, np.uint8)
+    bounds = cp.asarray(np.concatenate([np.asarray(x, dtype=np.int64) for x in (q0, q1, t0)]))
+    mat = cp.asarray(np.ascontiguousarray(matrix, dtype=np.int32))
+    out = cp.empty(2 * n, dtype=cp.int64)
+    get_kernel("ungapped", "hsp_anchors")((n,), (_ANCHOR_THREADS,), (
+        d_t, d_q, bounds[:n], bounds[n:2 * n], bounds[2 * n:], mat, np.int32(window), out[:n], out[n:]))
+    settle()
+    host = cp.asnumpy(out)
+    return host[:n], host[n:]
