@@ -32,10 +32,11 @@ log = logging.getLogger("gpukernels")
 QUERY_BATCH = 1 << 20
 QUERY_BATCH_MAX = 1 << 24
 QUERY_HITS = 1 << 26
-#: on the GPU, the + strand's seed and ungapped kernels run on a stream of the least priority, so that
-#: the − strand's, which the pair waits for on E. coli (its gapped stage holds the megabase extensions),
-#: go first: 0.742 s a pair against 0.767 s (9 pairs each alternated, an H100)
-MINUS_SEEDS_FIRST = True
+#: on the GPU, with both strands at once, a strand whose first query batch holds no HSP of YIELD_BELOW letters
+#: or more runs its later seed and ungapped batches on a stream of the least priority: without long similarity
+#: its gapped stage is short, and the other strand's, which holds the long extensions (on E. coli MG1655 × DH1
+#: the − strand's, with HSPs up to 608 kb, against 3 kb on the + strand), starts sooner. 0: never.
+YIELD_BELOW = 1 << 14
 #: seconds between GIL handovers while the two strands share the GPU (Python's default is 0.005)
 SWITCH_S = 1e-4
 
@@ -182,8 +183,13 @@ def _to_records(raw, target: Genome, query: Genome, reverse):
                       raw["ops"])
 
 
-def _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mode, backend, stats):
-    """One strand's seed hits extended to anchored HSPs, the query taken in batches (:data:`QUERY_BATCH`)."""
+def _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mode, backend, stats,
+                 lesser=None):
+    """One strand's seed hits extended to anchored HSPs, the query taken in batches (:data:`QUERY_BATCH`).
+
+    ``lesser``: a context that runs GPU work on a stream of the least priority, for the batches after
+    the first when it found no long HSP (:data:`YIELD_BELOW`); None: every batch on the caller's stream.
+    """
     sc = options.scoring
     fm = options.seeding == "fmindex"
     clock = time.perf_counter()
@@ -191,6 +197,7 @@ def _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mo
     t_keys = time.perf_counter()
     diag_end = ungapped.new_diag_end(len(t_codes) + len(q_codes) + 1, backend)
     parts = []
+    batch_stream = contextlib.nullcontext
     # each batch's anchors are found while the next batch runs (on the CPU, on a host thread: a megabase
     # HSP takes milliseconds to slide its window over), or at once on the device (GPU: well under one)
     with ThreadPoolExecutor(1, thread_name_prefix="ava-anchors") as anchoring:
@@ -200,25 +207,28 @@ def _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mo
             if QUERY_HITS and lo:
                 size = min(QUERY_BATCH_MAX, max(QUERY_BATCH, QUERY_HITS * lo // max(seen_hits, 1)))
             hi = min(lo + size, len(q_codes))
-            t1 = time.perf_counter()
-            if fm:
-                hit_q, hit_t = fmindex.find_hits(index, q_seed, lo, hi, options.seed_length, options.mismatches,
-                                                 options.occ_cap, self_mode, backend)
-            else:
-                hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
-            seen_hits += len(hit_q)
-            if options.seed_filter:
-                hit_q, hit_t = seedhit.filter_candidates(hit_q, hit_t, backend)
-            t2 = time.perf_counter()
-            stats.seconds["seed"] += t2 - t1
-            stats.seed_hits += len(hit_q)
-            span = options.seed_length if fm else seed.span
-            part = ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, span, sc, diag_end, backend)
-            if backend == "gpu":
-                parts.append(ungapped.add_anchors(part, t_codes, q_codes, sc, backend))
-            else:
-                parts.append(anchoring.submit(ungapped.add_anchors, part, t_codes, q_codes, sc))
-            stats.seconds["ungapped"] += time.perf_counter() - t2
+            with batch_stream():
+                t1 = time.perf_counter()
+                if fm:
+                    hit_q, hit_t = fmindex.find_hits(index, q_seed, lo, hi, options.seed_length, options.mismatches,
+                                                     options.occ_cap, self_mode, backend)
+                else:
+                    hit_q, hit_t = seeds.find_hits(index, qkeys, lo, hi, options.transition, self_mode, backend)
+                seen_hits += len(hit_q)
+                if options.seed_filter:
+                    hit_q, hit_t = seedhit.filter_candidates(hit_q, hit_t, backend)
+                t2 = time.perf_counter()
+                stats.seconds["seed"] += t2 - t1
+                stats.seed_hits += len(hit_q)
+                span = options.seed_length if fm else seed.span
+                part = ungapped.extend_hits(t_seed, q_seed, hit_q, hit_t, span, sc, diag_end, backend)
+                if backend == "gpu":
+                    parts.append(ungapped.add_anchors(part, t_codes, q_codes, sc, backend))
+                else:
+                    parts.append(anchoring.submit(ungapped.add_anchors, part, t_codes, q_codes, sc))
+                stats.seconds["ungapped"] += time.perf_counter() - t2
+            if lesser is not None and lo == 0 and YIELD_BELOW and not (part.q1 - part.q0 >= YIELD_BELOW).any():
+                batch_stream = lesser
             lo = hi
         stats.seconds["seed"] += t_keys - clock
         hsps = ungapped.HSPs.concat([p.result() if isinstance(p, Future) else p for p in parts])
@@ -226,11 +236,10 @@ def _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mo
 
 
 def align_strand(target: Genome, query: Genome, index, options: AlignOptions, reverse, backend, stats, threads=1,
-                 seeding=contextlib.nullcontext):
+                 lesser=None):
     """Align one strand of the query; returns :class:`Alignments` (``threads``: see :func:`align`).
 
-    ``seeding``: a context for the seed and ungapped stages (:func:`align` gives the + strand's a
-    stream of the least priority on the GPU).
+    ``lesser``: see :func:`_strand_hsps` (:func:`align` gives it when the strands share the GPU).
     """
     sc = options.scoring
     fm = options.seeding == "fmindex"
@@ -246,8 +255,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     self_mode = 0
     if options.self_mode:
         self_mode = 2 if reverse else 1
-    with seeding():
-        hsps = _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mode, backend, stats)
+    hsps = _strand_hsps(t_seed, q_seed, t_codes, q_codes, index, seed, options, self_mode, backend, stats, lesser)
     stats.hsps += len(hsps)
     t3 = time.perf_counter()
     order = gapped.anchor_order(hsps.score, hsps.anchor_q, hsps.anchor_t)
@@ -335,7 +343,7 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     # strands run side by side (the GPU's gapped rounds fill a few multiprocessors, so the other
     # strand's kernels fit beside them)
     side_by_side = len(strands) > 1 and (chosen == "gpu" or threads > 1)
-    streams = seeding = contextlib.nullcontext
+    streams, lesser = contextlib.nullcontext, None
     if chosen == "gpu" and side_by_side:
         from . import gpu
         import cupy
@@ -343,15 +351,14 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         cupy.cuda.get_current_stream().synchronize()  # the index, read by both strands' streams
         device_id = cupy.cuda.Device().id
         streams = functools.partial(gpu.own_stream, device_id)
-        if MINUS_SEEDS_FIRST:
-            seeding = functools.partial(gpu.own_stream, device_id, urgent=False)
+        lesser = functools.partial(gpu.own_stream, device_id, urgent=False)
 
     def one_strand(reverse):
         own = StageStats()
         with streams():
             alns = align_strand(target, query, index, options, reverse, chosen, own,
                                 threads=threads if chosen == "gpu" else 1,
-                                seeding=contextlib.nullcontext if reverse else seeding)
+                                lesser=lesser)
         log.info("strand %s: %d seed hits, %d HSPs, %d alignments (%.1f s)", "-" if reverse else "+",
                  own.seed_hits, own.hsps, len(alns), sum(own.seconds.values()))
         return alns, own
