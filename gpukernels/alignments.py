@@ -131,10 +131,10 @@ class Alignments:
             return self
         t_rank = _name_rank(t_names)[self.t_rec]
         q_rank = _name_rank(q_names)[self.q_rec]
-        keys = (-self.score, self.strand, self.q_end, self.q_start, q_rank, self.t_end, self.t_start, t_rank)
-        order = np.lexsort(keys)
-        ranked = np.stack([k[order] for k in keys])
-        tied = np.flatnonzero((ranked[:, 1:] == ranked[:, :-1]).all(axis=0))
+        keys = np.stack((t_rank, self.t_start, self.t_end, q_rank, self.q_start, self.q_end,
+                         self.strand.astype(np.int64), -self.score))
+        order = lex_order(keys)
+        tied = _tied(keys, order)
         keep = np.ones(n, dtype=bool)
         # runs of ties: positions x..y of order with every field equal
         run_starts = tied[np.r_[True, tied[1:] != tied[:-1] + 1]] if len(tied) else tied
@@ -150,14 +150,138 @@ class Alignments:
         return self.take(order[keep[order]])
 
 
-@njit(cache=True, nogil=True)
+#: an alignment's columns this long or longer are copied by NumPy (a memcpy), the others by one numba loop:
+#: numba's slice copies ran 7 times slower than memcpy, and a pair of two strains ends with 10 MB of
+#: columns, most in a few megabase alignments
+GATHER_BIG = 1 << 16
+
+
 def _gather_columns(ops, op_off, index, new_off):
     """The columns of alignments ``index``, one after another (``new_off``: where each goes)."""
     out = np.empty(new_off[-1], dtype=np.uint8)
-    for x in range(index.shape[0]):
+    _copy_columns(out, ops, op_off, index, new_off, GATHER_BIG)
+    for x in np.flatnonzero(np.diff(new_off) >= GATHER_BIG):
         k = index[x]
         out[new_off[x]:new_off[x + 1]] = ops[op_off[k]:op_off[k + 1]]
     return out
+
+
+@njit(cache=True, nogil=True)
+def _copy_columns(out, ops, op_off, index, new_off, below):
+    """:func:`_gather_columns` for the alignments with fewer than ``below`` columns."""
+    for x in range(index.shape[0]):
+        if new_off[x + 1] - new_off[x] < below:
+            k = index[x]
+            out[new_off[x]:new_off[x + 1]] = ops[op_off[k]:op_off[k + 1]]
+
+
+@njit(cache=True, nogil=True)
+def _tied(keys, order):
+    """Positions x of ``order`` whose alignment ties with the next one on every key (``keys``: a row per key)."""
+    out = np.empty(max(order.shape[0] - 1, 0), dtype=np.int64)
+    m = 0
+    for x in range(order.shape[0] - 1):
+        a, b = order[x], order[x + 1]
+        same = True
+        for r in range(keys.shape[0]):
+            if keys[r, a] != keys[r, b]:
+                same = False
+                break
+        if same:
+            out[m] = x
+            m += 1
+    return out[:m]
+
+
+def lex_order(keys):
+    """The stable lexicographic order of the columns of ``keys`` (row 0 first), as ``np.lexsort(keys[::-1])``.
+
+    NumPy's lexsort sorts once per key: eight keys of a pair's 30,000
+    alignments took it 10 ms. Here the first two rows, packed into one
+    int64 where they fit (the record's rank and a start, as in
+    :meth:`Alignments.canonical`), are sorted by one quicksort, and only
+    the runs that tie on them are ordered by the other rows and then by
+    index (which makes the order the stable one); otherwise a merge sort
+    of the indices compares whole columns.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    n = keys.shape[1]
+    if n and keys.shape[0] >= 2:
+        first, second = keys[0], keys[1]
+        if first.min() >= 0 and first.max() < 1 << 23 and second.min() >= 0 and second.max() < 1 << 40:
+            primary = (first << 40) | second
+            order = np.argsort(primary, kind="quicksort")
+            _order_ties(order, primary, np.ascontiguousarray(keys[2:].T))
+            return order
+    return _merge_order(keys)
+
+
+@njit(cache=True, nogil=True)
+def _before(rows, x, y):
+    """Whether index x goes before index y: by the rows' keys, then by index."""
+    for r in range(rows.shape[1]):
+        if rows[x, r] != rows[y, r]:
+            return rows[x, r] < rows[y, r]
+    return x < y
+
+
+@njit(cache=True, nogil=True)
+def _order_ties(order, primary, rows):
+    """Each run of ``order`` with one ``primary`` value sorted by ``rows`` (index by row) and then by index."""
+    n = order.shape[0]
+    lo = 0
+    while lo < n:
+        hi = lo + 1
+        while hi < n and primary[order[hi]] == primary[order[lo]]:
+            hi += 1
+        if hi - lo > 1:
+            # insertion sort: runs of ties are short
+            for x in range(lo + 1, hi):
+                v = order[x]
+                y = x
+                while y > lo and _before(rows, v, order[y - 1]):
+                    order[y] = order[y - 1]
+                    y -= 1
+                order[y] = v
+        lo = hi
+
+
+@njit(cache=True, nogil=True)
+def _merge_order(keys):
+    """:func:`lex_order` by a bottom-up merge sort of the indices, comparing whole columns."""
+    nk, n = keys.shape
+    rows = np.ascontiguousarray(keys.T)     # an index's keys side by side: a compare reads one cache line
+    order = np.arange(n)
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            a, b, o = lo, mid, lo
+            while a < mid and b < hi:
+                x, y = order[a], order[b]
+                r = 0
+                while r < nk and rows[x, r] == rows[y, r]:
+                    r += 1
+                if r < nk and rows[y, r] < rows[x, r]:
+                    tmp[o] = y
+                    b += 1
+                else:
+                    tmp[o] = x
+                    a += 1
+                o += 1
+            while a < mid:
+                tmp[o] = order[a]
+                a += 1
+                o += 1
+            while b < hi:
+                tmp[o] = order[b]
+                b += 1
+                o += 1
+        order, tmp = tmp, order
+        width *= 2
+    return order
 
 
 def _name_rank(names):

@@ -55,3 +55,29 @@ def test_canonical_drops_exact_duplicates_only():
             for k in range(len(out))}
     assert len(rows) == len(out)
     assert len(out) < len(alns)
+
+
+def test_lex_order_is_numpys_lexsort():
+    """Both ways (the first two rows packed into one key, and the merge sort where they do not fit)."""
+    from gpukernels.alignments import _merge_order, lex_order
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 2, 5, 64, 3000):
+        for hi in (2, 50, 1 << 41):
+            keys = rng.integers(-hi, hi, (8, n)).astype(np.int64)
+            keys[:2] = np.abs(keys[:2])
+            want = np.lexsort(keys[::-1])
+            assert np.array_equal(lex_order(keys), want)
+            assert np.array_equal(_merge_order(keys), want)
+
+
+def test_take_copies_long_and_short_columns(monkeypatch):
+    import gpukernels.alignments as A
+    rng = np.random.default_rng(5)
+    alns = _random_alignments(rng, 200)
+    alns.op_off = np.concatenate([[0], np.cumsum(rng.integers(0, 40, len(alns)))])
+    alns.ops = rng.integers(0, 4, alns.op_off[-1], dtype=np.uint8)
+    index = rng.permutation(len(alns))
+    monkeypatch.setattr(A, "GATHER_BIG", 20)        # the long ones by NumPy, the others in numba
+    got = alns.take(index)
+    for x, k in enumerate(index):
+        assert np.array_equal(got.columns(x), alns.columns(k))

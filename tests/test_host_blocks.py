@@ -1,5 +1,8 @@
-"""The relay's pool of pinned host blocks (gpu/runner._HostBlocks), with a stand-in for CuPy."""
+"""The relay's pool of pinned host blocks (gpu/runner._HostBlocks) and the pool of walls (_PinnedArrays), with stand-ins for CuPy."""
 from types import SimpleNamespace
+
+import numpy as np
+import pytest
 
 from gpukernels.gpu import runner as gg
 
@@ -55,3 +58,26 @@ def test_free_bytes_beyond_the_limit_are_let_go(monkeypatch):
     assert pool.take(cp, 20 << 20) is not blocks[2]   # the 32 MiB block was let go
     assert pool.take(cp, 8 << 20) is blocks[1]
     assert pool.take(cp, 3 << 20) is blocks[0]
+
+
+def _fake_pinned():
+    return SimpleNamespace(cuda=SimpleNamespace(PinnedMemory=bytearray, PinnedMemoryPointer=lambda m, offset: m))
+
+
+@pytest.mark.parametrize("beside", [True, False])
+def test_walls_given_back_come_back_zero_and_the_same(beside, monkeypatch):
+    """An array of the zero pool given back with the rows written comes back all zero (zeroed on the pool's
+    thread, or at once), and it is the same memory."""
+    monkeypatch.setattr(gg, "ZERO_BESIDE", beside)
+    cp = _fake_pinned()
+    pool = gg._PinnedArrays(1 << 30, zero=True)
+    walls = pool.take(cp, (5000, 4, 2))
+    assert pool.owns(walls) and not walls.any()
+    spans = np.array([[10, 2000], [3000, 3001], [4990, 5000]], dtype=np.int64)
+    for a, b in spans:
+        walls[a:b] = 7
+    pool.give(walls, spans)
+    again = pool.take(cp, (5000, 4, 2))
+    assert again is walls and not again.any()
+    pool.give(again, np.zeros((0, 2), np.int64))
+    assert pool.take(cp, (5000, 4, 2)) is walls

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -97,6 +98,10 @@ HOST_BLOCKS_KEEP = 1 << 31
 #: the host's walls live in pinned memory kept between calls (_PinnedArrays) up to this size; larger
 #: ones are ordinary memory, uploaded through a pinned copy
 HOST_WALLS_KEEP = 1 << 30
+#: walls given back are zeroed again on a thread of their own, and the next take waits for it: for two
+#: strains the rows written are the whole target (148 MB for E. coli), about 15 ms of memory writes
+#: that otherwise end the strand's gapped stage (False: zeroed in give_walls)
+ZERO_BESIDE = True
 #: free pinned bytes kept for the host's stores of rows at the best (one per strand, DeviceRunner.host_kept)
 HOST_KEPT_KEEP = 1 << 30
 
@@ -234,8 +239,7 @@ class DeviceRunner:
     def give_walls(self, walls, spans):
         """Walls of :meth:`host_walls` back for a later call; ``spans``: the rows written (all else is zero)."""
         if _WALLS.owns(walls):
-            _zero_spans(walls, spans)
-            _WALLS.give(walls)
+            _WALLS.give(walls, spans)
 
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device, and mark their walls'
@@ -1110,20 +1114,27 @@ class _PinnedArrays:
     """
 
     def __init__(self, keep, zero):
-        self._free = []             # (shape, array)
+        self._free = []             # (shape, array, the future of its zeroing or None)
         self._ours = weakref.WeakValueDictionary()      # id -> the arrays made here, while they live
         self._lock = threading.Lock()
         self._keep = keep
         self._zero = zero
+        self._zeroing = None        # the thread that zeroes arrays given back (ZERO_BESIDE), made once
 
     def take(self, cp, shape):
         """An int32 array of ``shape`` in pinned memory (all zero in a ``zero`` pool)."""
         shape = tuple(int(x) for x in shape)
         with self._lock:
-            for k, (s, arr) in enumerate(self._free):
+            for k, (s, arr, zeroed) in enumerate(self._free):
                 if s == shape:
                     self._free.pop(k)
-                    return arr
+                    break
+            else:
+                arr = None
+        if arr is not None:
+            if zeroed is not None:
+                zeroed.result()
+            return arr
         size = int(np.prod(shape, dtype=np.int64)) * 4
         arr = np.ndarray(shape, dtype=np.int32, buffer=cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0))
         if self._zero:
@@ -1136,11 +1147,24 @@ class _PinnedArrays:
         """Whether ``arr`` is one of this pool's arrays (not a view into one)."""
         return self._ours.get(id(arr)) is arr
 
-    def give(self, arr):
-        """``arr`` (all zero again in a ``zero`` pool) back to the free list."""
+    def give(self, arr, spans=None):
+        """``arr`` back to the free list; in a ``zero`` pool, ``spans`` are its rows ``[start, stop)`` not zero.
+
+        They are zeroed on the pool's own thread (:data:`ZERO_BESIDE`; the
+        next :meth:`take` of the array waits for it), else here.
+        """
+        zeroed = None
+        if self._zero and spans is not None and len(spans):
+            if ZERO_BESIDE:
+                with self._lock:
+                    if self._zeroing is None:
+                        self._zeroing = ThreadPoolExecutor(1, thread_name_prefix="ava-zero")
+                zeroed = self._zeroing.submit(_zero_spans, arr, spans)
+            else:
+                _zero_spans(arr, spans)
         with self._lock:
-            self._free.append((arr.shape, arr))
-            while sum(a.nbytes for _, a in self._free) > self._keep:
+            self._free.append((arr.shape, arr, zeroed))
+            while sum(a.nbytes for _, a, _ in self._free) > self._keep:
                 self._free.pop(0)
 
 
