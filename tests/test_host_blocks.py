@@ -1,4 +1,5 @@
-"""The relay's pool of pinned host blocks (gpu/runner._HostBlocks) and the pool of walls (_PinnedArrays), with stand-ins for CuPy."""
+"""The relay's pool of pinned host blocks (gpu/runner._HostBlocks) and the walls' pool (_PinnedArrays),
+with stand-ins for CuPy."""
 from types import SimpleNamespace
 
 import numpy as np
