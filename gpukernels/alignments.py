@@ -15,6 +15,8 @@ import zlib
 import numpy as np
 from numba import njit
 
+from .cpu.buffers import move_items
+
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
 OP_CHARS = np.frombuffer(b"=XID", dtype=np.uint8)
 
@@ -150,29 +152,14 @@ class Alignments:
         return self.take(order[keep[order]])
 
 
-#: an alignment's columns this long or longer are copied by NumPy (a memcpy), the others by one numba loop:
-#: numba's slice copies ran 7 times slower than memcpy, and a pair of two strains ends with 10 MB of
-#: columns, most in a few megabase alignments
-GATHER_BIG = 1 << 16
-
-
+@njit(cache=True, nogil=True)
 def _gather_columns(ops, op_off, index, new_off):
     """The columns of alignments ``index``, one after another (``new_off``: where each goes)."""
     out = np.empty(new_off[-1], dtype=np.uint8)
-    _copy_columns(out, ops, op_off, index, new_off, GATHER_BIG)
-    for x in np.flatnonzero(np.diff(new_off) >= GATHER_BIG):
-        k = index[x]
-        out[new_off[x]:new_off[x + 1]] = ops[op_off[k]:op_off[k + 1]]
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _copy_columns(out, ops, op_off, index, new_off, below):
-    """:func:`_gather_columns` for the alignments with fewer than ``below`` columns."""
     for x in range(index.shape[0]):
-        if new_off[x + 1] - new_off[x] < below:
-            k = index[x]
-            out[new_off[x]:new_off[x + 1]] = ops[op_off[k]:op_off[k + 1]]
+        k = index[x]
+        move_items(out, new_off[x], ops, op_off[k], new_off[x + 1] - new_off[x])
+    return out
 
 
 @njit(cache=True, nogil=True)

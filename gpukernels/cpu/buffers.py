@@ -3,7 +3,34 @@
 import threading
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.errors import TypingError
+from numba.extending import intrinsic
+
+
+@intrinsic
+def move_items(typingctx, dst, dst_at, src, src_at, n):
+    """``dst.flat[dst_at:dst_at + n] = src.flat[src_at:src_at + n]`` as one memmove (numba code only).
+
+    Both arrays C-contiguous, of one dtype. numba's slice copies run item
+    by item: on the device's host, gathering a pair's 10 MB of alignment
+    columns took 18 ms that way, and a megabase path's copies on the walk
+    cost milliseconds each.
+    """
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.layout == "C"
+            and src.layout == "C" and dst.dtype == src.dtype):
+        raise TypingError("move_items: C-contiguous arrays of one dtype")
+    sig = types.void(dst, dst_at, src, src_at, n)
+
+    def codegen(context, builder, signature, args):
+        d, da, s, sa, m = args
+        dptr = cgutils.create_struct_proxy(signature.args[0])(context, builder, value=d).data
+        sptr = cgutils.create_struct_proxy(signature.args[2])(context, builder, value=s).data
+        itemsize = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        cgutils.raw_memmove(builder, builder.gep(dptr, [da]), builder.gep(sptr, [sa]), m, itemsize)
+        return context.get_dummy_value()
+    return sig, codegen
 
 
 @njit(cache=True, nogil=True)
@@ -12,7 +39,7 @@ def grow(a, need):
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[:a.shape[0]] = a
+    move_items(b, 0, a, 0, a.shape[0])
     return b
 
 
@@ -22,7 +49,7 @@ def grow_rows(a, need):
     if need <= a.shape[0]:
         return a
     b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[:a.shape[0]] = a
+    move_items(b, 0, a, 0, a.shape[0] * a.shape[1])
     return b
 
 

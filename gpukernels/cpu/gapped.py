@@ -19,7 +19,7 @@ cells). Rules, shared with the CUDA kernel:
 import numpy as np
 from numba import njit, uint64
 
-from .buffers import grow
+from .buffers import grow, move_items
 from .wall_events import file_row, live_at
 
 from .wfa_traceback import WFA_OK, side_path
@@ -560,7 +560,7 @@ def join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext):
     path = np.empty(nl + rops.shape[0], dtype=np.uint8)
     for k in range(nl):
         path[k] = lops[nl - 1 - k]
-    path[nl:] = rops
+    move_items(path, nl, rops, 0, rops.shape[0])
     s_t0 = at + 1 - lj
     s_q0 = aq + 1 - li
     return path, s_t0, s_q0, rescore(path, t, s_t0, q, s_q0, matrix, gap_open, gap_ext)

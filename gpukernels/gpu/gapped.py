@@ -82,7 +82,7 @@ import numpy as np
 from numba import njit
 
 from ..cpu import gapped as cg
-from ..cpu.buffers import ArrayPool, grow, grow_rows
+from ..cpu.buffers import ArrayPool, grow, grow_rows, move_items
 from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import compile_traceback, relay_side, side_region
@@ -228,7 +228,7 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     K[nk, 4] = score
     nops = path.shape[0]
     ops_all = grow(ops_all, op_off[nk] + nops)
-    ops_all[op_off[nk]:op_off[nk] + nops] = path
+    move_items(ops_all, op_off[nk], path, 0, nops)
     op_off[nk + 1] = op_off[nk] + nops
     r = run_off[nk]
     lt = s_t0
