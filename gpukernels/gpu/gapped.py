@@ -210,38 +210,6 @@ def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 
 
 @njit(cache=True, nogil=True)
-def _off_walls(aq, at, walls):
-    """Whether the anchor (aq, at) lies on no kept path, as the walls of its target row show; False: it may.
-
-    A kept path marks the lattice point before each of its substitution
-    columns, so an anchor on one of its runs finds ``aq`` inside a wall of row
-    ``at``. A row's walls hold every kept path's points until its last slot is
-    taken (a point then may be left out: cpu/gapped.mark_point); slots fill in
-    order, an empty one being (0, 0). The walk asks this of every anchor, and
-    the bucket lists of :func:`_on_kept` grow long where repeats hold
-    hundreds of alignments (forming a late wave of 4,096 anchors took 5-13 ms).
-    """
-    nslot = walls.shape[1]
-    if walls[at, nslot - 1, 1] != 0:
-        return False
-    for s in range(nslot):
-        hi = walls[at, s, 1]
-        if hi == 0:
-            return True
-        if walls[at, s, 0] <= aq < hi:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _kept_here(aq, at, walls, K, run_off, runs, head, ents):
-    """:func:`_on_kept` of every kept alignment, answered by the walls where they show none (:func:`_off_walls`)."""
-    if _off_walls(aq, at, walls):
-        return False
-    return _on_kept(aq, at, 0, K, run_off, runs, head, ents)
-
-
-@njit(cache=True, nogil=True)
 def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True):
     """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
 
@@ -418,7 +386,7 @@ def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, 
 
 
 @njit(cache=True, nogil=True)
-def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, walls, width, status, sel):
+def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel):
     """Choose the anchors to inspect next: up to ``width`` undecided ones from ``pos`` on.
 
     Anchors on a kept path are decided here (status 4, skipped). Returns (end
@@ -432,7 +400,7 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, walls, wid
         if st == 4:
             a += 1
             continue
-        if _kept_here(anchor_q[a], anchor_t[a], walls, K, run_off, runs, head, ents):
+        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
             status[a] = 4
         elif st == 0:
             sel[taken] = a
@@ -1089,7 +1057,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         aq = anchor_q[a]
         at = anchor_t[a]
         c0 = cycles()
-        kept_path = _kept_here(aq, at, walls, K, run_off, runs, head, ents)
+        kept_path = _on_kept(aq, at, 0, K, run_off, runs, head, ents)
         c1 = cycles()
         host[H_KEPT] += c1 - c0
         if kept_path:
@@ -1655,7 +1623,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         its results against the alignments kept meanwhile as any other.
         """
         c0 = clock()
-        end2, m2 = _form_wave(start, anchor_q, anchor_t, K, run_off, runs, head, ents, walls, wave_width(), status,
+        end2, m2 = _form_wave(start, anchor_q, anchor_t, K, run_off, runs, head, ents, wave_width(), status,
                               sel_next)
         stats["form_s"] += clock() - c0
         if not m2:
@@ -1676,7 +1644,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             stats["waves"] += 1
             if pending is None:
                 c0 = clock()
-                end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, walls, wave_width(), status,
+                end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, wave_width(), status,
                                     sel)
                 stats["form_s"] += clock() - c0
                 early = start_early(sel[:m]) if m and pos == 0 else None

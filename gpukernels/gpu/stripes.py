@@ -51,7 +51,7 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
-from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_SIDES, R_FULL_DIAGS, _big_side, _both_sides, _off_walls,
+from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_SIDES, R_FULL_DIAGS, _big_side, _both_sides,
                      _checked_from, _fails_path_check, _keep, _on_kept, _side_dirty, _walk)
 from .runner import R_DIAGS
 
@@ -211,9 +211,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         aq = anchor_q[a]
         at = anchor_t[a]
         c0 = cycles()
-        # the walls of the anchor's row hold the stripe's own alignments and those merged before
-        kept_path = not _off_walls(aq, at, walls) and (_on_kept(aq, at, 0, K, run_off, runs, head, ents)
-                                                       or _on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents))
+        kept_path = (_on_kept(aq, at, 0, K, run_off, runs, head, ents)
+                     or _on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents))
         c1 = cycles()
         host[H_KEPT] += c1 - c0
         if kept_path:
