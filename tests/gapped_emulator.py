@@ -36,7 +36,7 @@ class EmuRunner:
         self.wide_band = wide_band
         self.launches = 0
         self.band_retries = 0
-        self._walls_bg = None
+        self.snapshots = 2
         self._tl = threading.local()
         self._z8 = np.zeros(1, dtype=np.uint8)
         self._z32 = np.zeros(1, dtype=np.int32)
@@ -47,12 +47,12 @@ class EmuRunner:
         return self.walls if walls is None else walls
 
     def snapshot_walls(self):
-        """DeviceRunner's: the walls as they stand, for a wave speculated beside the walk."""
-        self._walls_bg = self.walls.copy()
+        """DeviceRunner's: the walls as they stand, for a wave speculated beside the walk (its token)."""
+        return None, self.walls.copy()
 
     @contextlib.contextmanager
-    def background(self, ready):
-        self._tl.walls = self._walls_bg
+    def background(self, token):
+        self._tl.walls = token[1]
         try:
             yield
         finally:

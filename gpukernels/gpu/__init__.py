@@ -96,12 +96,12 @@ _URGENT = -(1 << 20)
 #: own_stream takes its streams from a pool (CuPy's memory pool keeps freed blocks per stream: on a
 #: new stream every allocation is a new cudaMalloc, which the relay's many short calls paid)
 STREAM_POOL = True
-_streams = {}                   # (device, urgent) -> streams not in use
+_streams = {}                   # (device, priority) -> streams not in use
 _streams_lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def own_stream(device_id, urgent=True):
+def own_stream(device_id, urgent=True, priority=None):
     """Run the block's CuPy work on ``device_id`` in a non-blocking stream of its own, finished at the end.
 
     For a thread that shares the GPU with others: CuPy's default (legacy)
@@ -115,10 +115,13 @@ def own_stream(device_id, urgent=True):
     is asked for as a very low number (lower numbers go first). The stream
     is one no other block uses meanwhile, taken from a pool
     (:data:`STREAM_POOL`) and given back finished, so that the memory its
-    arrays leave in CuPy's pool serves the next block.
+    arrays leave in CuPy's pool serves the next block. ``priority``, where
+    given, is the stream's priority instead (CUDA's numbers: lower goes first, 0 the least).
     """
     import cupy
-    key = (int(device_id), bool(urgent))
+    if priority is None:
+        priority = _URGENT if urgent else 0
+    key = (int(device_id), int(priority))
     with cupy.cuda.Device(device_id):
         stream = None
         if STREAM_POOL:
@@ -126,7 +129,7 @@ def own_stream(device_id, urgent=True):
                 free = _streams.setdefault(key, [])
                 stream = free.pop() if free else None
         if stream is None:
-            stream = cupy.cuda.Stream(non_blocking=True, priority=_URGENT if urgent else 0)
+            stream = cupy.cuda.Stream(non_blocking=True, priority=priority)
         try:
             with stream:
                 yield stream

@@ -130,6 +130,14 @@ PATH_CHECK = True
 BRANCH = 64
 #: the next wave is inspected and executed on the GPU while the host walks this one
 OVERLAP_WAVES = True
+#: the next wave goes to the GPU as soon as the walk before has ended, before the wave the walk waits
+#: for has finished (two in flight, with the same walls as one after the other), where the runner keeps
+#: two copies of the walls (DeviceRunner.snapshots): its inspector fills the device while the wave
+#: before runs its executor's chains and host work
+EARLY_WAVES = True
+#: the stream priority of a background wave's executor (None: the wave's own stream, the least): above
+#: the next wave's inspector, which would otherwise hold the multiprocessors it waits for
+EXEC_PRIORITY = -1
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them (a warp round,
 #: abandoned anchors: 64 measured faster than 32 and 128 with the waves from FIRST_WAVE)
 ROUND_LOOK = 64
@@ -1337,6 +1345,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     overlap = OVERLAP_WAVES and n > width and hasattr(runner, "snapshot_walls")
     if overlap:
         mem //= 2
+    two_ahead = overlap and EARLY_WAVES and getattr(runner, "snapshots", 1) >= 2
+    wave_mem = mem // 2 if two_ahead else mem
     lock = threading.RLock()
 
     def sync_walls():
@@ -1352,9 +1362,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round).
 
         ``at``: a wave speculated beside the walk (:meth:`DeviceRunner.background`), with the walls
-        of ``at`` kept alignments. The host's bookkeeping goes under ``lock``.
+        of ``at`` kept alignments, within ``wave_mem`` (two such waves may be in flight); its executor
+        runs at :data:`EXEC_PRIORITY`. The host's bookkeeping goes under ``lock``.
         """
         nonlocal store, used
+        budget = mem if at is None else wave_mem
         if at is None:
             sync_walls()
             at = int(cnt[0])
@@ -1408,11 +1420,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     stats["executed"] += int(held.sum())
                     stats["traced"] += int(held.sum())
         chosen = np.empty(len(idx), dtype=np.int64)
-        m = _choose_exec(idx, status, res_all, mem, chosen)
+        m = _choose_exec(idx, status, res_all, budget, chosen)
         exec_s = 0.0
         if m:
-            flat, lens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q, anchor_t, t_lo,
-                                                t_hi, q_lo, q_hi, self_barrier, mem, wide, kept, status)
+            with _exec_stream(runner, at is not None):
+                flat, lens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q, anchor_t, t_lo,
+                                                    t_hi, q_lo, q_hi, self_barrier, budget, wide, kept, status)
             with lock:
                 store, used = _store_columns(flat, lens, chosen[:m], ops_idx, store, used)
                 status[chosen[:m]] = 2
@@ -1633,16 +1646,16 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         stats["waves_beside"] += 1
         return end2, background.submit(beside, sel_next[:m2].copy(), int(cnt[0]), ready)
 
-    background = ThreadPoolExecutor(1, thread_name_prefix=f"ava-wave{label}") if overlap else None
+    background = ThreadPoolExecutor(2 if two_ahead else 1, thread_name_prefix=f"ava-wave{label}") if overlap else None
     sel_next = np.empty(n + 1, dtype=np.int64)
-    pending = None                          # the next wave: (end of its scan, its speculation)
+    pending = []                            # the next waves: (end of its scan, its speculation), in order
     early = None                            # the first wave's long anchors (start_early)
     abandoned = None                        # the first wave's abandoned anchors beside the walk, and their future
     pos = 0
     try:
         while pos < n:
             stats["waves"] += 1
-            if pending is None:
+            if not pending:
                 c0 = clock()
                 end, m = _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, wave_width(), status,
                                     sel)
@@ -1661,14 +1674,17 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                         abandoned = (batch, start_beside(batch))
                         stats["early_abandoned"] += k
             else:
-                (end, fut), pending = pending, None
+                end, fut = pending.pop(0)
+                if two_ahead and end < n:
+                    # the walk before has ended: the next wave goes now, beside this one's end
+                    pending.append(next_wave(end))
                 if fut is not None:
                     c0 = clock()
                     fut.result()
                     stats["wave_wait_s"] += clock() - c0
             kept.compact(status)
-            if overlap and end < n:
-                pending = next_wave(end)
+            if overlap and end < n and not pending:
+                pending.append(next_wave(end))
             if early is not None:
                 c0 = clock()
                 early.result()
@@ -1781,6 +1797,14 @@ def _trace_row(kind, rows, seconds, extra):
     """One row of ``last_stats()["trace"]`` for the sides ``rows`` (result rows) of one speculation."""
     return (kind, len(rows) // 2, int(rows[:, R_DIAGS].max()), int((rows[:, R_BI] + rows[:, R_BJ]).max()),
             int(rows[:, R_CELLS].sum()), seconds, extra)
+
+
+def _exec_stream(runner, beside):
+    """The stream of a wave's executor: one at :data:`EXEC_PRIORITY` for a wave ``beside`` the walk, else the caller's."""
+    if not beside or EXEC_PRIORITY is None or not hasattr(runner, "device_id"):
+        return contextlib.nullcontext()
+    from . import own_stream
+    return own_stream(runner.device_id, priority=EXEC_PRIORITY)
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, mem, wide, kept,

@@ -85,6 +85,9 @@ DUMP_HEAD = 16
 KEEP_W = 512
 KEEP_SLOTS = 1 << 14
 KEEP_SHARE = 8
+#: walls (32 bytes a target base) up to this size get two copies for waves beside the walk
+#: (DeviceRunner.snapshots), larger ones one
+SNAPSHOT_PAIR_BYTES = 1 << 30
 # inspector result columns (cuda/gapped.cu)
 #   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
 #   target reach, diagonal range; all of it for an abandoned side, R_STATUS 2); R_DIAGS: the
@@ -200,7 +203,11 @@ class DeviceRunner:
         # a copy of the walls for a wave speculated beside the walk (background), and which walls this
         # thread's launches read
         self.device_id = cp.cuda.Device().id
-        self._walls_bg = None
+        #: copies of the walls for waves speculated beside the walk: two where they are small enough, so
+        #: that the next wave starts before the one the walk waits for has finished (gapped.EARLY_WAVES)
+        self.snapshots = 2 if self.walls.nbytes <= SNAPSHOT_PAIR_BYTES else 1
+        self._walls_bg = [None] * self.snapshots
+        self._snap_turn = 0
         self._tl = threading.local()
         self.launches = 0
         self.band_retries = 0
@@ -291,23 +298,28 @@ class DeviceRunner:
     def snapshot_walls(self):
         """Copy the walls as they stand (after the uploads queued so far) for a background wave.
 
-        Returns the event the background's stream waits for. The copy is
-        taken again for each wave, after the wave before has finished.
+        Returns the token :meth:`background` takes: the event the
+        background's stream waits for and the copy. The copies take turns
+        (:attr:`snapshots` of them): a copy is taken again only after the
+        wave that read it :attr:`snapshots` waves before has finished.
         """
-        if self._walls_bg is None:
-            self._walls_bg = self.cp.empty_like(self.walls)
-        self._walls_bg[...] = self.walls
-        return self.cp.cuda.get_current_stream().record()
+        buf = self._walls_bg[self._snap_turn % self.snapshots]
+        if buf is None:
+            buf = self._walls_bg[self._snap_turn % self.snapshots] = self.cp.empty_like(self.walls)
+        self._snap_turn += 1
+        buf[...] = self.walls
+        return self.cp.cuda.get_current_stream().record(), buf
 
     @contextlib.contextmanager
-    def background(self, ready):
+    def background(self, token):
         """Launches of the calling thread (another than the walk's) on a stream of their own, after
-        ``ready``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile.
+        the event of ``token``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile.
         The stream has the least priority: the walk's rounds and long sides wait on theirs."""
         from . import own_stream
+        ready, walls = token
         with own_stream(self.device_id, urgent=False) as stream:
             stream.wait_event(ready)
-            self._tl.walls = self._walls_bg
+            self._tl.walls = walls
             try:
                 yield
             finally:
