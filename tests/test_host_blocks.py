@@ -82,3 +82,10 @@ def test_walls_given_back_come_back_zero_and_the_same(beside, monkeypatch):
     assert again is walls and not again.any()
     pool.give(again, np.zeros((0, 2), np.int64))
     assert pool.take(cp, (5000, 4, 2)) is walls
+
+
+def test_wall_spans_join_only_across_short_gaps():
+    spans = np.array([[0, 5], [7, 9], [40, 50], [59, 60], [100, 101]])
+    assert gg._joined_spans(spans, 10) == [[0, 9], [40, 60], [100, 101]]
+    assert gg._joined_spans(spans, 1) == [[0, 5], [7, 9], [40, 50], [59, 60], [100, 101]]
+    assert gg._joined_spans(spans[:0], 10) == []
