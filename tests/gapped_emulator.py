@@ -94,8 +94,9 @@ class EmuRunner:
         for a, b in spans:
             self.walls[a:b] = walls[a:b]
 
-    def inspect(self, tasks, wide=False):
-        bands, dcap = ((self.wide_band,), 1 << 30) if wide else (self.bands, self.dcap)
+    def inspect(self, tasks, wide=False, dcap=None):
+        bands, cap = ((self.wide_band,), 1 << 30) if wide else (self.bands, self.dcap)
+        dcap = cap if dcap is None else dcap
         out = np.empty((len(tasks), R_N), dtype=np.int64)
         band = np.zeros(len(tasks), dtype=np.int64)
         self.launches += 1
@@ -111,7 +112,7 @@ class EmuRunner:
                 self.band_retries += 1
         return out, band
 
-    def inspect_traced(self, tasks, tb_room, ad_room, slots=None):
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None):
         """Kernel mode 2 task by task in its room, then packed as ``ydrop_pack`` packs."""
         self.launches += 2
         out = np.empty((len(tasks), R_N), dtype=np.int64)
@@ -122,7 +123,8 @@ class EmuRunner:
             off = np.zeros(max(int(ad_room[x]), 1), dtype=np.int64)
             keep, stale = (self._slot(slots[x][0]), self._slot(slots[x][1])) if slots is not None else (None, None)
             out[x] = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
-                           self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30, int(tb_room[x]), int(ad_room[x]),
+                           self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30 if dcap is None else dcap,
+                           int(tb_room[x]), int(ad_room[x]),
                            keep, stale)
             scratch.append((tb, lo, off))
         pos, apos = _packed_bases(out)

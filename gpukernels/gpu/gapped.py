@@ -138,6 +138,10 @@ EARLY_WAVES = True
 #: the stream priority of a background wave's executor (None: the wave's own stream, the least): above
 #: the next wave's inspector, which would otherwise hold the multiprocessors it waits for
 EXEC_PRIORITY = -1
+#: a round of anchors abandoned before the last keep (most of them end early with the walls of now) runs as
+#: a wide round, a block a side writing its traceback as it goes (one launch, where a warp round
+#: inspected and then executed), abandoning a side again past DCAP anti-diagonals as the warps do
+ABANDONED_IN_BLOCKS = True
 #: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them (a warp round,
 #: abandoned anchors: 64 measured faster than 32 and 128 with the waves from FIRST_WAVE)
 ROUND_LOOK = 64
@@ -1365,12 +1369,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             synced = int(cnt[0])
         stats["walls_s"] += clock() - c0
 
-    def speculate(idx, wide=False, kind=0, at=None):
+    def speculate(idx, wide=False, kind=0, at=None, dcap=None):
         """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round).
 
         ``at``: a wave speculated beside the walk (:meth:`DeviceRunner.background`), with the walls
         of ``at`` kept alignments, within ``wave_mem`` (two such waves may be in flight); its executor
-        runs at :data:`EXEC_PRIORITY`. The host's bookkeeping goes under ``lock``.
+        runs at :data:`EXEC_PRIORITY`. ``dcap``: a round's sides are abandoned past that many
+        anti-diagonals (a round of anchors abandoned before). The host's bookkeeping goes under ``lock``.
         """
         nonlocal store, used
         budget = mem if at is None else wave_mem
@@ -1383,12 +1388,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         room = _trace_room(res_all[rows], mem) if wide else None
         traced = None
         if room is None:
-            r, b = runner.inspect(tasks, wide)
+            r, b = runner.inspect(tasks, wide, **({"dcap": dcap} if dcap else {}))
             kept.assign(rows, -1)
         else:
             # each side keeps its rows at its new best, and stops at its stale best where they allow
             fresh = kept.fresh(len(rows), status)
-            r, b, traced = runner.inspect_traced(tasks, *room, slots=np.stack([fresh, kept.slot_of[rows]], axis=1))
+            r, b, traced = runner.inspect_traced(tasks, *room, slots=np.stack([fresh, kept.slot_of[rows]], axis=1),
+                                                 **({"dcap": dcap} if dcap else {}))
             ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
             kept.assign(rows, np.where(ok, fresh, -1))
             kept.release(fresh[~ok])
@@ -1735,7 +1741,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 stats["form_s"] += c1 - c0
                 stats["rounds"] += 1
                 stats["round_anchors"] += m
-                speculate(sel[:m].copy(), wide, 1 if wide else 2)
+                if wide:
+                    speculate(sel[:m].copy(), True, 1)
+                elif ABANDONED_IN_BLOCKS:
+                    # a round of sides abandoned before, in blocks with their tracebacks, abandoned
+                    # again past the inspector's cap
+                    speculate(sel[:m].copy(), True, 2, dcap=getattr(runner, "dcap", DCAP))
+                else:
+                    speculate(sel[:m].copy(), False, 2)
                 stats["round_s"] += clock() - c1
             pos = end
     except StripeEscape as err:

@@ -355,9 +355,10 @@ class DeviceRunner:
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None):
+                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None):
         """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the warp kernels in 16-bit
-        pairs where they apply, the inspector and the executor; False, never)."""
+        pairs where they apply, the inspector and the executor; False, never). ``dcap``: the anti-diagonals
+        past which a side is abandoned (default: :data:`DCAP` for warps, none for blocks)."""
         cp = self.cp
         warp16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
         name16 = None
@@ -375,7 +376,7 @@ class DeviceRunner:
             dump, dump_w = self._arena, KEEP_W
         args = (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
                 np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
-                np.int32(mode), np.int32((1 << 30) if wide else DCAP), res if res is not None else z,
+                np.int32(mode), np.int32(dcap if dcap is not None else (1 << 30) if wide else DCAP), res if res is not None else z,
                 dstop if dstop is not None else z,
                 tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
                 tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
@@ -391,17 +392,17 @@ class DeviceRunner:
         k((blocks,), (threads,), args, shared_mem=smem)
         self.launches += 1
 
-    def inspect(self, tasks, wide=False):
+    def inspect(self, tasks, wide=False, dcap=None):
         """Inspector results (ntasks, R_N) and the band each task fitted (0: none, or abandoned).
 
-        ``wide``: one block per task, no anti-diagonal cap, the wide band (a round).
+        ``wide``: one block per task, no anti-diagonal cap (unless ``dcap``), the wide band (a round).
         """
         cp = self.cp
         tasks = np.ascontiguousarray(tasks, dtype=np.int64)
         d_tasks = self._to_device(tasks, "tasks")
         res = cp.empty((len(tasks), R_N), dtype=cp.int64)
         bands = (self.wide_band,) if wide else BANDS
-        self._launch(d_tasks, 0, bands[0], wide, res=res)
+        self._launch(d_tasks, 0, bands[0], wide, res=res, dcap=dcap)
         out = self._to_host(res, "res").copy()
         band = np.full(len(tasks), bands[0], dtype=np.int64)
         for b in bands[1:]:
@@ -411,13 +412,13 @@ class DeviceRunner:
             self.band_retries += len(over)
             sub = self._to_device(tasks[over], "tasks")
             r2 = cp.empty((len(over), R_N), dtype=cp.int64)
-            self._launch(sub, 0, b, wide, res=r2)
+            self._launch(sub, 0, b, wide, res=r2, dcap=dcap)
             out[over] = self._to_host(r2, "res")
             band[over] = b
         band[out[:, R_STATUS] != 0] = 0
         return out, band
 
-    def inspect_traced(self, tasks, tb_room, ad_room, slots=None):
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None):
         """A wide round in one launch: inspector results, bands, and the tracebacks that fitted.
 
         Task x may write ``tb_room[x]`` traceback bytes and ``ad_room[x]``
@@ -425,6 +426,7 @@ class DeviceRunner:
         tracebacks up to the best cells, so one copy brings them back.
         ``slots`` (ntasks, 2): the slot where each task keeps its rows at its
         best, and the slot of its stale run's (-1: none), :class:`_KeptRows`.
+        ``dcap``: the anti-diagonals past which a side is abandoned (none by default).
         Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb))``: the packed
         tracebacks and where each task's starts (:func:`_packed_bases`; valid
         where ``res[x, R_TRACED]`` and the best cell is past the origin).
@@ -446,7 +448,7 @@ class DeviceRunner:
         tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
         tb_off = cp.empty(max(int(adb[-1]), 1), dtype=cp.int64)
         self._launch(d_tasks, 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
-                     tb_off=tb_off, slots=d_slots)
+                     tb_off=tb_off, slots=d_slots, dcap=dcap)
         out_tb = cp.empty_like(tb)
         out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
         self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
