@@ -1369,13 +1369,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             synced = int(cnt[0])
         stats["walls_s"] += clock() - c0
 
-    def speculate(idx, wide=False, kind=0, at=None, dcap=None):
+    def speculate(idx, wide=False, kind=0, at=None, dcap=None, inspected=None):
         """Inspect and execute anchors ``idx`` on the GPU with the walls of this moment (``wide``: a round).
 
         ``at``: a wave speculated beside the walk (:meth:`DeviceRunner.background`), with the walls
         of ``at`` kept alignments, within ``wave_mem`` (two such waves may be in flight); its executor
         runs at :data:`EXEC_PRIORITY`. ``dcap``: a round's sides are abandoned past that many
-        anti-diagonals (a round of anchors abandoned before). The host's bookkeeping goes under ``lock``.
+        anti-diagonals (a round of anchors abandoned before). ``inspected``: called once the
+        inspection's results are in, before the executor. The host's bookkeeping goes under ``lock``.
         """
         nonlocal store, used
         budget = mem if at is None else wave_mem
@@ -1432,6 +1433,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     status[idx[held]] = 2
                     stats["executed"] += int(held.sum())
                     stats["traced"] += int(held.sum())
+        if inspected is not None:
+            inspected()
         chosen = np.empty(len(idx), dtype=np.int64)
         m = _choose_exec(idx, status, res_all, budget, chosen)
         exec_s = 0.0
@@ -1675,10 +1678,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 stats["form_s"] += clock() - c0
                 early = start_early(sel[:m]) if m and pos == 0 else None
                 idx = sel[:m][status[sel[:m]] == 0]
-                if len(idx):
-                    speculate(idx)
-                if early is not None and EARLY_ABANDONED:
-                    # the anchors the first wave abandoned, beside the first batch and then beside the walk
+
+                def start_abandoned():
+                    """The anchors the first wave abandoned, beside the first batch and then beside the walk,
+                    from the wave's inspection on (its executor runs meanwhile)."""
+                    nonlocal abandoned
                     k = _abandoned_batch(idx, sel_early[:stats["early_anchors"]].copy(), max(1, host_threads // 2),
                                          LONG_APART, status, anchor_q, anchor_t, sel_next)
                     if k:
@@ -1686,6 +1690,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                         status[batch] = 6
                         abandoned = (batch, start_beside(batch))
                         stats["early_abandoned"] += k
+
+                at_inspection = early is not None and EARLY_ABANDONED
+                if len(idx):
+                    speculate(idx, inspected=start_abandoned if at_inspection else None)
+                elif at_inspection:
+                    start_abandoned()
             else:
                 end, fut = pending.pop(0)
                 if two_ahead and end < n:
