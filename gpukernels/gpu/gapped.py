@@ -22,7 +22,10 @@ waves, and the host keeps the sequential rule:
    The next wave's inspector and executor run beside the walk of this one
    (:data:`OVERLAP_WAVES`: their own thread, a copy of the walls, a stream
    of the least priority); its results are stamped with the walls they saw
-   and checked like any other.
+   and checked like any other. It is sent as soon as the walk before has
+   ended, while the wave this walk waits for may still run
+   (:data:`EARLY_WAVES`: two in flight, with the walls they would have had
+   one after the other).
 4. **Walk** (host, the sequential rule; anchors whose sides reach target
    rows apart are walked at once on threads, :mod:`gpukernels.gpu.stripes`,
    with the same result): anchors in order. On a path kept
@@ -52,9 +55,11 @@ waves, and the host keeps the sequential rule:
    goes, in a room sized from the side's last inspection
    (:func:`_trace_room`; a side that outgrows it goes to the executor),
    and stops a side at its stale best as above. An anchor abandoned before
-   the last keep stops the walk too: a warp round re-inspects, with the
+   the last keep stops the walk too: a round re-inspects, with the
    walls of now, the next :data:`ROUND_CAP` such anchors (most are near a
-   long alignment just kept, whose walls now end them early). An anchor
+   long alignment just kept, whose walls now end them early), in blocks
+   writing their tracebacks as a wide round does, abandoning a side again
+   past ``DCAP`` anti-diagonals (:data:`ABANDONED_IN_BLOCKS`). An anchor
    still abandoned with the current walls (or whose explored region no new
    alignment meets) is a long extension in a narrow band. It goes through
    the relay (``cpu/relay.py``): a lead chunk of each such side on a host
