@@ -36,7 +36,7 @@ class EmuRunner:
         self.wide_band = wide_band
         self.launches = 0
         self.band_retries = 0
-        self.snapshots = 2
+        self.snapshots = 3
         self._tl = threading.local()
         self._z8 = np.zeros(1, dtype=np.uint8)
         self._z32 = np.zeros(1, dtype=np.int32)

@@ -112,6 +112,14 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0
 
 
+@pytest.mark.parametrize("setting", ["ABANDONED_IN_BLOCKS", "EARLY_WAVES"])
+def test_former_paths_equal_cpu(inputs, setting, monkeypatch):
+    """What these settings replaced (warp rounds of abandoned anchors; a wave sent only once the one before
+    had finished) still gives the CPU's result."""
+    monkeypatch.setattr(gpu_gapped, setting, False)
+    test_waves_equal_cpu(inputs, 64, 1 << 30, (512, 2048), 300, _DEF, 2, monkeypatch)
+
+
 def _mutated(rng, codes, rate):
     """``codes`` with a share ``rate`` of its letters substituted."""
     out = codes.copy()

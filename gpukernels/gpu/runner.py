@@ -85,9 +85,10 @@ DUMP_HEAD = 16
 KEEP_W = 512
 KEEP_SLOTS = 1 << 14
 KEEP_SHARE = 8
-#: walls (32 bytes a target base) up to this size get two copies for waves beside the walk
-#: (DeviceRunner.snapshots), larger ones one
-SNAPSHOT_PAIR_BYTES = 1 << 30
+#: copies of the walls (32 bytes a target base) for waves beside the walk (DeviceRunner.snapshots): at most
+#: SNAPSHOTS, and at least one, within SNAPSHOT_BYTES
+SNAPSHOTS = 2
+SNAPSHOT_BYTES = 1 << 30
 # inspector result columns (cuda/gapped.cu)
 #   R_IMAX, R_JMAX, R_KMIN, R_KMAX: the region explored up to the best anti-diagonal (query and
 #   target reach, diagonal range; all of it for an abandoned side, R_STATUS 2); R_DIAGS: the
@@ -205,9 +206,9 @@ class DeviceRunner:
         # a copy of the walls for a wave speculated beside the walk (background), and which walls this
         # thread's launches read
         self.device_id = cp.cuda.Device().id
-        #: copies of the walls for waves speculated beside the walk: two where they are small enough, so
-        #: that the next wave starts before the one the walk waits for has finished (gapped.EARLY_WAVES)
-        self.snapshots = 2 if self.walls.nbytes <= SNAPSHOT_PAIR_BYTES else 1
+        #: copies of the walls for waves speculated beside the walk: several where they are small enough,
+        #: so that the next wave starts before the one the walk waits for has finished (gapped.EARLY_WAVES)
+        self.snapshots = int(max(1, min(SNAPSHOTS, SNAPSHOT_BYTES // max(self.walls.nbytes, 1))))
         self._walls_bg = [None] * self.snapshots
         self._snap_turn = 0
         self._tl = threading.local()
