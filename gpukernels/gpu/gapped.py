@@ -151,8 +151,9 @@ EXEC_PRIORITY = -1
 #: a wide round, a block a side writing its traceback as it goes (one launch, where a warp round
 #: inspected and then executed), abandoning a side again past DCAP anti-diagonals as the warps do
 ABANDONED_IN_BLOCKS = True
-#: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them (a warp round,
-#: abandoned anchors: 64 measured faster than 32 and 128 with the waves from FIRST_WAVE)
+#: a round takes dirty anchors from this many anchors on, and at most ROUND_CAP of them (a round of
+#: abandoned anchors: 64 measured faster than 32 and 128 as warp rounds; in blocks its 128 sides fit an
+#: H100's 132 multiprocessors)
 ROUND_LOOK = 64
 ROUND_CAP = 64
 #: anchors extended on host threads at once lie on diagonals at least this far apart (anchors of one
@@ -1354,7 +1355,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
                  stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0,
                  early_abandoned=0)
-    # one row per GPU speculation: kind (0 wave, 1 wide round, 2 warp round), anchors, the longest
+    # one row per GPU speculation: kind (0 wave, 1 wide round, 2 round of abandoned anchors), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
     trace = []
