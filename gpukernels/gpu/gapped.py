@@ -1399,13 +1399,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         room = _trace_room(res_all[rows], mem) if wide else None
         traced = None
         if room is None:
-            r, b = runner.inspect(tasks, wide, **({"dcap": dcap} if dcap else {}))
+            r, b = runner.inspect(tasks, wide, dcap=dcap)
             kept.assign(rows, -1)
         else:
             # each side keeps its rows at its new best, and stops at its stale best where they allow
             fresh = kept.fresh(len(rows), status)
             r, b, traced = runner.inspect_traced(tasks, *room, slots=np.stack([fresh, kept.slot_of[rows]], axis=1),
-                                                 **({"dcap": dcap} if dcap else {}))
+                                                 dcap=dcap)
             ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
             kept.assign(rows, np.where(ok, fresh, -1))
             kept.release(fresh[~ok])
@@ -1709,8 +1709,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             else:
                 end, fut = pending.pop(0)
                 # the walk before has ended: the next waves go now, beside this one's end
-                while len(pending) + 1 < in_flight and (pending[-1][0] if pending else end) < n:
-                    pending.append(next_wave(pending[-1][0] if pending else end))
+                tail = pending[-1][0] if pending else end
+                while len(pending) + 1 < in_flight and tail < n:
+                    pending.append(next_wave(tail))
+                    tail = pending[-1][0]
                 if fut is not None:
                     c0 = clock()
                     fut.result()
@@ -1840,7 +1842,7 @@ def _trace_row(kind, rows, seconds, extra):
 
 
 def _exec_stream(runner, beside):
-    """The stream of a wave's executor: one at :data:`EXEC_PRIORITY` for a wave ``beside`` the walk, else the caller's."""
+    """The stream of a wave's executor: at :data:`EXEC_PRIORITY` for a wave ``beside`` the walk, else the caller's."""
     if not beside or EXEC_PRIORITY is None or not hasattr(runner, "device_id"):
         return contextlib.nullcontext()
     from . import own_stream

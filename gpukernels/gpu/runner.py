@@ -377,7 +377,8 @@ class DeviceRunner:
             dump, dump_w = self._arena, KEEP_W
         args = (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
                 np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
-                np.int32(mode), np.int32(dcap if dcap is not None else (1 << 30) if wide else DCAP), res if res is not None else z,
+                np.int32(mode), np.int32(dcap if dcap is not None else (1 << 30) if wide else DCAP),
+                res if res is not None else z,
                 dstop if dstop is not None else z,
                 tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
                 tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
