@@ -641,7 +641,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         at = anchor_t[a]
         covered = False
         for k in range(nk):
-            if _on_path(aq, at, k, kt0, kt1, kq0, kq1, run_off, run_t, run_q, run_len):
+            # the box first, here: a call with eight arrays costs far more than the test that rejects most
+            # alignments (E. coli: 13.2 s against 0.38 s for one strand's anchors)
+            if (kt0[k] <= at < kt1[k] and kq0[k] <= aq < kq1[k]
+                    and _on_path(aq, at, k, kt0, kt1, kq0, kq1, run_off, run_t, run_q, run_len)):
                 covered = True
                 break
         if covered:
