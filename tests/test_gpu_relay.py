@@ -22,23 +22,19 @@ from test_gapped import mutate
 pytestmark = [pytest.mark.gpu]
 
 
-@pytest.mark.parametrize("skip_empty", [True, False])
 @pytest.mark.parametrize("pack", [True, False])
 @pytest.mark.parametrize("right", [1, 0])
 @pytest.mark.parametrize("seed", range(4))
-def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, skip_empty, monkeypatch):
+def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, monkeypatch):
     """Best cell, score, cells and columns of a 30-60 kb side equal ydrop_one_side's, with walls.
 
     Warm-ups of 2,000 anti-diagonals let most chunks take over; seed 3 has a stretch of noise, so
     the side may end inside a round, and its warm-ups of 20 make every check fail (the relay then
     goes on from the true state). ``pack``: the launches' bytes packed before the traceback
-    (``runner.RELAY_PACK``) or traced where the kernel wrote them. Seeds 0 and 2 have no walls, and
-    none are uploaded: with ``skip_empty`` the chunks run the kernel's build that reads no walls
-    (``runner.SKIP_EMPTY_WALLS``)."""
+    (``runner.RELAY_PACK``) or traced where the kernel wrote them."""
     from gpukernels.gpu import gapped as gg
     from gpukernels.gpu import runner as gr
     monkeypatch.setattr(gr, "RELAY_PACK", pack)
-    monkeypatch.setattr(gr, "SKIP_EMPTY_WALLS", skip_empty)
     rng = np.random.default_rng(300 + seed)
     sc = lastz_scoring()
     n = int(rng.integers(30000, 60000))
@@ -63,9 +59,7 @@ def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, skip_empty, 
     ref = G.ydrop_one_side(*dp, np.empty((8, width), np.int32), np.empty(16, np.uint8), np.empty(4, np.int64),
                            np.empty(4, np.int64))
     runner = gg.DeviceRunner(t, q, sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 4, 1 << 30)
-    if walls.any():
-        runner.set_walls(walls, np.array([[0, n + 1]]))
-    assert runner._slots_now(runner.walls) == (0 if skip_empty and not walls.any() else 4)
+    runner.set_walls(walls, np.array([[0, n + 1]]))
     task = gg._tasks_of(one, np.array([aq]), np.array([at]), *bounds, False)[right]
     stats = {}
     with ThreadPoolExecutor(2) as pool:

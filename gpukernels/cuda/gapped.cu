@@ -323,10 +323,9 @@ __device__ __forceinline__ void write_results(long long* __restrict__ res, int t
 
 // SCORE: mode 0 with 4 wall slots compiled on its own (the inspector of the waves, where 98 % of
 // the cells lie): no traceback bits, kept rows or stops, and its anti-diagonals swept by
-// score_antidiagonal. SLOTS: the wall slots known to the compiler, 4 (gpukernels.gapped.WALL_SLOTS; the
-// other count's address arithmetic, even predicated off, costs issue slots of every cell) or 0 (walls
-// known to be empty: no wall reads at all, the relay's first long batches), else -1 (nslot_in).
-template <bool WIDE, bool CHUNK, bool SCORE, int SLOTS>
+// score_antidiagonal. SLOTS4: 4 wall slots (gpukernels.gapped.WALL_SLOTS), known to the compiler (the
+// other count's address arithmetic, even predicated off, costs issue slots of every cell).
+template <bool WIDE, bool CHUNK, bool SCORE, bool SLOTS4>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -338,7 +337,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
                                  int* __restrict__ dump, int dump_w, int* rows, Red* red)
 {
     const int mode = SCORE ? 0 : CHUNK ? 3 : mode_in;   // ydrop_chunk runs mode 3 only
-    const int nslot = SLOTS >= 0 ? SLOTS : nslot_in;
+    const int nslot = SLOTS4 ? 4 : nslot_in;
     const int rank = WIDE ? (int)threadIdx.x : (int)(threadIdx.x & 31);
     const int gsize = WIDE ? (int)blockDim.x : 32;
     const long long* tp = tasks + 9LL * task;
@@ -443,7 +442,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             if (nslot == 4) {
                 wa = load_ahead(&wall4[ts * j].a);
                 wb = load_ahead(&wall4[ts * j].b);
-            } else if (nslot > 0) {
+            } else {
                 w += (long long)(ts * j) * (2 * nslot);
                 wa.y = w[1];
             }
@@ -524,8 +523,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
 
 // One task in the build of ydrop_task that fits it: the inspector's own (SCORE) for mode 0 with
-// 4 wall slots, outside relay chunks; the general one with 4 slots known; with none (nslot 0: the
-// host knows the walls are empty); any other slot count.
+// 4 wall slots, outside relay chunks; the general one with 4 slots known; any other slot count.
 template <bool WIDE, bool CHUNK>
 __device__ __forceinline__ void run_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                          const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
@@ -538,10 +536,9 @@ __device__ __forceinline__ void run_task(const unsigned char* __restrict__ t, co
                                          const long long* __restrict__ slots, int* __restrict__ dump, int dump_w,
                                          int* rows, Red* red)
 {
-    if (nslot == 0) ydrop_task<WIDE, CHUNK, false, 0>(YDROP_ARGS, rows, red);
-    else if (nslot != 4) ydrop_task<WIDE, CHUNK, false, -1>(YDROP_ARGS, rows, red);
-    else if (!CHUNK && mode == 0) ydrop_task<WIDE, false, true, 4>(YDROP_ARGS, rows, red);
-    else ydrop_task<WIDE, CHUNK, false, 4>(YDROP_ARGS, rows, red);
+    if (nslot != 4) ydrop_task<WIDE, CHUNK, false, false>(YDROP_ARGS, rows, red);
+    else if (!CHUNK && mode == 0) ydrop_task<WIDE, false, true, true>(YDROP_ARGS, rows, red);
+    else ydrop_task<WIDE, CHUNK, false, true>(YDROP_ARGS, rows, red);
 }
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a

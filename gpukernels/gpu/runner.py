@@ -104,9 +104,6 @@ HOST_BLOCKS_KEEP = 1 << 31
 HOST_WALLS_KEEP = 1 << 30
 #: pinned walls go to the device span by span, spans less than this many rows apart in one copy
 WALL_COPY_GAP = 1 << 15
-#: launches that read walls known to be empty (none set yet, or :meth:`DeviceRunner.no_walls`) pass
-#: the kernels no wall slots, and they read no walls (the first long batches' relay chunks)
-SKIP_EMPTY_WALLS = True
 #: walls given back are zeroed again on a thread of their own, and the next take waits for it: for two
 #: strains the rows written are the whole target (148 MB for E. coli), about 15 ms of memory writes
 #: that otherwise end the strand's gapped stage (False: zeroed in give_walls)
@@ -201,7 +198,6 @@ class DeviceRunner:
         self.grid_shift, self.grid_cols, words = grid_shape(len(t) + 1, len(q) + 1)
         self.wall_grid = cp.zeros(words, dtype=cp.uint32)
         self.walls = cp.zeros((len(t) + 1, wall_slots, 2), dtype=cp.int32)
-        self._walls_set = False             # set_walls has set some (else self.walls are all zero)
         #: slots for sides' rows at their best (the kernel's keep and stale slots; allocated at first
         #: use, out of the budget), and the rest of the budget, for tracebacks
         self.keep_slots = keep_slots(mem)
@@ -258,8 +254,6 @@ class DeviceRunner:
     def set_walls(self, walls, spans):
         """Copy the host's wall rows ``[start, stop)`` of each span to the device, and mark their walls'
         blocks in the wall grid (after the copy, on the same stream). See :meth:`_upload_walls`."""
-        if len(spans):
-            self._walls_set = True
         self._upload_walls(walls, spans)
         if self.pairs16 and len(spans):
             first, stop = int(spans[0, 0]), int(spans[-1, 1])
@@ -305,11 +299,6 @@ class DeviceRunner:
         """The walls this thread's launches read (:meth:`background`)."""
         walls = getattr(self._tl, "walls", None)
         return self.walls if walls is None else walls
-
-    def _slots_now(self, walls):
-        """The wall slots a launch reading ``walls`` passes: none where they are known to be empty."""
-        empty = walls is getattr(self, "_no_walls", None) or (walls is self.walls and not self._walls_set)
-        return 0 if SKIP_EMPTY_WALLS and empty else self.nslot
 
     def snapshot_walls(self):
         """Copy the walls as they stand (after the uploads queued so far) for a background wave.
@@ -386,12 +375,8 @@ class DeviceRunner:
             if self._arena is None:
                 self._arena = cp.empty(self.keep_slots * _keep_stride(), dtype=cp.int32)
             dump, dump_w = self._arena, KEEP_W
-        walls = self._walls_now()
-        # (the inspectors keep their own build, for 4 slots: the warp kernels in 16-bit pairs skip empty
-        # walls by their grid)
-        nslot = self.nslot if mode == 0 or name16 else self._slots_now(walls)
         args = (self.t, self.q, tasks, np.int32(n), self.matrix, np.int32(self.msize), np.int32(self.gap_open),
-                np.int32(self.gap_ext), np.int32(self.ydrop), walls, np.int32(nslot), np.int32(band),
+                np.int32(self.gap_ext), np.int32(self.ydrop), self._walls_now(), np.int32(self.nslot), np.int32(band),
                 np.int32(mode), np.int32(dcap if dcap is not None else (1 << 30) if wide else DCAP),
                 res if res is not None else z,
                 dstop if dstop is not None else z,
