@@ -22,19 +22,22 @@ from test_gapped import mutate
 pytestmark = [pytest.mark.gpu]
 
 
+@pytest.mark.parametrize("one_wait", [True, False])
 @pytest.mark.parametrize("pack", [True, False])
 @pytest.mark.parametrize("right", [1, 0])
 @pytest.mark.parametrize("seed", range(4))
-def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, monkeypatch):
-    """Best cell, score, cells and columns of a 30-60 kb side equal ydrop_one_side's, with walls.
+def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, one_wait, monkeypatch):
+    """Best cell, score, cells, columns and region of a 30-60 kb side equal ydrop_one_side's, with walls.
 
     Warm-ups of 2,000 anti-diagonals let most chunks take over; seed 3 has a stretch of noise, so
     the side may end inside a round, and its warm-ups of 20 make every check fail (the relay then
     goes on from the true state). ``pack``: the launches' bytes packed before the traceback
-    (``runner.RELAY_PACK``) or traced where the kernel wrote them."""
+    (``runner.RELAY_PACK``) or traced where the kernel wrote them. ``one_wait``: the region comes back
+    with the traceback (``runner.RELAY_ONE_WAIT``) or on its own."""
     from gpukernels.gpu import gapped as gg
     from gpukernels.gpu import runner as gr
     monkeypatch.setattr(gr, "RELAY_PACK", pack)
+    monkeypatch.setattr(gr, "RELAY_ONE_WAIT", one_wait)
     rng = np.random.default_rng(300 + seed)
     sc = lastz_scoring()
     n = int(rng.integers(30000, 60000))
@@ -69,6 +72,7 @@ def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, monkeypatch)
     print(seed, right, stats, ref[:4])
     assert tuple(got[:4]) == tuple(ref[:4])
     assert np.array_equal(got[4], ref[4])
+    assert np.array_equal(got[5], relay.side_region(ref[6], ref[7], ref[3], ref[1] + ref[2]))
     assert ref[3] > 4000 * 50        # long enough for several rounds
     assert (stats["relay_missed"] if seed == 3 else stats["relay_taken"]) > 0
 

@@ -38,6 +38,11 @@ CHUNK_THREADS = 128
 #: ``relay_walk_ahead`` and ``relay_walk_join``), instead of copying the bytes to the host (240 MB
 #: for E. coli's 2 Mb side, which held up the walk's start)
 RELAY_DEVICE_TRACE = True
+#: a relay launch's results come back with one wait, and so do a run of pieces' traceback and the side's
+#: region (which the walk of the side's best cell computes beside it): each wait is for a device
+#: shared with the batch's other chunks and the waves, where a long side's traceback and region
+#: waited 20-30 ms each in a timeline of E. coli's first long batch
+RELAY_ONE_WAIT = True
 #: a relay launch's bytes are packed into a buffer of their size before the traceback (DeviceRunner._packed_bytes),
 #: so the batch's share gets the rest of the rooms back at once
 RELAY_PACK = True
@@ -740,7 +745,7 @@ class DeviceRunner:
                      tb_off=tb_off, dump_at=d_at, dump=dump)
         # copies back through pinned blocks of the shared pool, given back at the end of the call
         temp = []
-        r = self._to_host(res, None, temp)
+        r = self._to_host(res, None, temp, blocking=not RELAY_ONE_WAIT)
         dumps = self._to_host(dump, None, temp).reshape(n, 2, stride)
         # valid: band held, the check reached, traced to the end (dump header: 0 d, 8 cells, 12 traced_to)
         keep = (r[:, R_STATUS] == 0) & (dumps[:, 0, 0] >= 0) & (dumps[:, 1, 12] >= dumps[:, 1, 0])
@@ -804,7 +809,9 @@ class DeviceRunner:
         and ``relay_walk_join`` (the path's own walk, taking theirs where it
         meets them): :func:`gpukernels.cpu.relay.trace_split` on the device.
         Returns the columns (last first) and the cell and state where the
-        walk left the pieces.
+        walk left the pieces. With :data:`RELAY_ONE_WAIT`, the run's region
+        for a side whose best cell is the walk's entry comes back with them
+        (:meth:`_RelayTable.side_region` then returns it).
         """
         from ..cpu.relay import check_consecutive
         cp = self.cp
@@ -838,8 +845,18 @@ class DeviceRunner:
             self._walk_join((1,), (256,), (np.int64(d0), np.int32(RELAY_STRETCH), buf, d_off, d_lo, *letters, *entry,
                                            mark, mark_n, gops, exits, segs, out, res))
             self.launches += 2
-            r = res.get()
-            cols = out[:int(r[0])].get()
+            if RELAY_ONE_WAIT:
+                temp = []
+                d_to, dbest = int(pieces[-1][4]), int(i + j)
+                wid, lo = table.region_rows(d0, d_to, dbest)
+                r, cols, wid, lo = (self._to_host(x, None, temp, blocking=False) for x in (res, out, wid, lo))
+                stream.synchronize()
+                r, cols = r.copy(), cols[:int(r[0])].copy()
+                table.regions[(d0, d_to, dbest)] = rows_region(lo, wid, d0, dbest)
+                _BLOCKS.give(cp, temp)
+            else:
+                r = res.get()
+                cols = out[:int(r[0])].get()
             stream.synchronize()
         return cols, int(r[1]), int(r[2]), int(r[3])
 
@@ -864,7 +881,7 @@ class DeviceRunner:
             pinned[key] = buf
         return np.ndarray((size,), dtype=dtype, buffer=buf).reshape(shape)
 
-    def _to_host(self, arr, slot, blocks=None):
+    def _to_host(self, arr, slot, blocks=None, blocking=True):
         """``arr`` copied into pinned host memory kept for ``slot``: a view, valid until the slot's next use.
 
         Tracebacks are the big copies back (megabytes per round, up to
@@ -873,13 +890,16 @@ class DeviceRunner:
         relay's chunk calls), the memory is a block of the shared pool
         :data:`_BLOCKS` instead, appended to ``blocks`` for the caller to
         give back when done with the view (``slot`` is then unused).
+        ``blocking=False``: the copy is only queued on the current stream
+        (wait for it before reading the view).
         """
         if blocks is None:
             out = self._pinned(arr.shape, arr.dtype, slot)
         else:
             blocks.append(_BLOCKS.take(self.cp, arr.nbytes))
             out = np.ndarray(arr.shape, dtype=arr.dtype, buffer=blocks[-1])
-        arr.get(out=out)
+        if arr.size:
+            arr.get(out=out, blocking=blocking)
         return out
 
     def _to_device(self, arr, slot):
@@ -979,26 +999,35 @@ class _RelayTable:
             runner._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, self.off, self.lo,
                                                          self.wid))
         self._runner = runner
+        #: regions that came back with a traceback (DeviceRunner.relay_trace), by (d_from, d_to, dbest)
+        self.regions = {}
 
     def rows(self, d_from, d_to):
         """Row slice of side anti-diagonals ``d_from..d_to``."""
         return slice(d_from - self.d_first, d_to + 1 - self.d_first)
 
+    def region_rows(self, d_from, d_to, dbest):
+        """The device rows ``cpu/relay.rows_region`` reads: cell counts of side anti-diagonals
+        ``d_from..d_to``, and their first cells up to ``dbest``."""
+        return self.wid[self.rows(d_from, d_to)], self.lo[self.rows(d_from, min(d_to, max(dbest, d_from - 1)))]
+
     def side_region(self, d_from, d_to, dbest):
         """``cpu/relay.rows_region`` of side anti-diagonals ``d_from..d_to``: their cell counts (and first
-        cells up to ``dbest``) copied back, the region computed on the host.
+        cells up to ``dbest``) copied back, the region computed on the host (or the one that came back
+        with the traceback, :data:`RELAY_ONE_WAIT`).
 
         Copies only: a kernel here waited 20-50 ms for multiprocessors that
         the waves' kernels held.
         """
+        done = self.regions.pop((d_from, d_to, dbest), None)
+        if done is not None:
+            return done
         from . import own_stream
         cp = self._runner.cp
-        rows = self.rows(d_from, d_to)
-        lo_rows = self.rows(d_from, min(d_to, max(dbest, d_from - 1)))
         temp = []
         with own_stream(self._runner.device_id):
-            wid = self._runner._to_host(self.wid[rows], None, temp)
-            lo = self.lo[lo_rows]
+            wid, lo = self.region_rows(d_from, d_to, dbest)
+            wid = self._runner._to_host(wid, None, temp)
             lo = self._runner._to_host(lo, None, temp) if lo.size else np.zeros(0, np.int32)
             region = rows_region(lo, wid, d_from, dbest)
             _BLOCKS.give(cp, temp)
