@@ -39,10 +39,9 @@ CHUNK_THREADS = 128
 #: for E. coli's 2 Mb side, which held up the walk's start)
 RELAY_DEVICE_TRACE = True
 #: a relay launch's results come back with one wait, and so do a run of pieces' traceback and the side's
-#: region (which the walk of the side's best cell computes beside it); the packed bytes are not waited
-#: for on the host (the traceback's stream waits for them). Each wait is for a device shared with the
-#: batch's other chunks and the waves: in a timeline of E. coli's first long batch, the 2 Mb side's
-#: packing, traceback and region waited 50, 19 and 29 ms
+#: region (which the walk of the side's best cell computes beside it): each wait is for a device
+#: shared with the batch's other chunks and the waves, where a long side's traceback and region
+#: waited 20-30 ms each in a timeline of E. coli's first long batch
 RELAY_ONE_WAIT = True
 #: a relay launch's bytes are packed into a buffer of their size before the traceback (DeviceRunner._packed_bytes),
 #: so the batch's share gets the rest of the rooms back at once
@@ -695,10 +694,7 @@ class DeviceRunner:
         (:class:`RelayShare`), so a long side's next round gets its chunks
         while the batch's other sides are still tracing.
 
-        Returns the buffer and each run's start in it (16-byte aligned). The
-        copies are queued on the current stream; with :data:`RELAY_ONE_WAIT`
-        the host does not wait for them (the buffer's :class:`_RelayTable`
-        holds the event a traceback's stream waits for).
+        Returns the buffer and each run's start in it (16-byte aligned).
         """
         cp = self.cp
         sizes = _up16(np.asarray(nbytes, dtype=np.int64))
@@ -709,8 +705,7 @@ class DeviceRunner:
             cp.cuda.runtime.memcpyAsync(out.data.ptr + int(at[x]), tb.data.ptr + int(start[x]), int(nbytes[x]),
                                         cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
         # the traceback reads them from other streams (as it read the launch's buffer after the copies back)
-        if not RELAY_ONE_WAIT:
-            stream.synchronize()
+        stream.synchronize()
         return out, at
 
     def _relay_chunks(self, task, sts, band, room, held, on_device):
@@ -768,7 +763,6 @@ class DeviceRunner:
             else:
                 byte0 = tbb
             table = _RelayTable(self, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo)
-            table.ready = cp.cuda.get_current_stream().record()
             on_device.append(tb)
         else:
             # in one pinned block on the host (``held``, given back by the launcher's release; pageable
@@ -836,8 +830,6 @@ class DeviceRunner:
         entry = (np.int64(i), np.int64(j), np.int32(state))
         from . import own_stream
         with own_stream(self.device_id) as stream:
-            if table.ready is not None:
-                stream.wait_event(table.ready)  # the bytes packed and the table filled on the chunks' stream
             buf = pieces[0][0].buf
             d_off, d_lo, d_wid = t_off[r0:r0 + n_ad], t_lo[r0:r0 + n_ad], t_wid[r0:r0 + n_ad]
             mark = cp.empty(n_ad, dtype=cp.int64)
@@ -1009,8 +1001,6 @@ class _RelayTable:
         self._runner = runner
         #: regions that came back with a traceback (DeviceRunner.relay_trace), by (d_from, d_to, dbest)
         self.regions = {}
-        #: the event after which the launch's bytes and this table are on the device (its stream's work)
-        self.ready = None
 
     def rows(self, d_from, d_to):
         """Row slice of side anti-diagonals ``d_from..d_to``."""
