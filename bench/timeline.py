@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Timeline of one genome pair on the GPU: the engine's host calls, per thread, from the pair's start (GPU only).
+
+Usage::
+
+    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16]
+
+Wraps the calls where a strand's time goes (the seed and ungapped stages,
+the runner's inspections, executions and walls, the walk, each relayed
+side and its steps: the chunks' launch, the packing of their bytes, their
+table, the traceback and the region) with wall clocks, and after one
+warm-up pair prints, per pair, one row per call: start and end (seconds
+from the pair's start), duration, thread and call. A row's wait is the
+host's: a call that waits for the device shows how long the device took
+to get to its work, shared with both strands' other kernels. Then one row
+per relay launch (kernel ``ydrop_chunk``): its chunks and the cells they
+swept (against the relayed sides' own cells: the rest is warm-ups and
+speculation past a side's end), and the seconds each relay thread spent in
+the small calls it makes per chunk. ``SETTINGS`` are :mod:`ab_settings`'s
+(``MODULE.NAME=VALUE,...``), applied before the warm-up. The
+twenty-ninth session's timelines (``bench/RESULTS.md``) come from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+#: calls summed per thread rather than listed (thousands of them a pair)
+SUMMED = ("same_state", "entry_guess", "_chunk_state")
+#: listed calls shorter than 2 ms left out (the walk's steps between waves, the walls' copies)
+QUIET = ("set_walls", "snapshot_walls", "kept_rows", "walk")
+
+
+class Timeline:
+    """Wall-clock rows of wrapped calls while :attr:`on`, relative to :attr:`start`.
+
+    ``put(owner, name, value)`` installs a wrapper (``setattr``; a test passes its monkeypatch's).
+    """
+
+    def __init__(self, put=setattr):
+        self.put = put
+        self.rows, self.summed, self.chunk_launches = [], {}, []
+        self.start, self.on = 0.0, False
+        self._lock = threading.Lock()
+
+    def begin(self):
+        """Clear the rows and start clocking from now."""
+        self.rows, self.summed, self.chunk_launches = [], {}, []
+        self.start, self.on = time.perf_counter(), True
+
+    def wrap(self, owner, name, label=None):
+        """Replace ``owner.name`` with a clocked call."""
+        func, label = getattr(owner, name), label or name
+
+        @functools.wraps(func)
+        def clocked(*args, **kwargs):
+            if not self.on:
+                return func(*args, **kwargs)
+            c0 = time.perf_counter()
+            out = func(*args, **kwargs)
+            c1 = time.perf_counter()
+            thread = threading.current_thread().name
+            with self._lock:
+                if label in SUMMED:
+                    self.summed[(thread, label)] = self.summed.get((thread, label), 0.0) + c1 - c0
+                else:
+                    self.rows.append((c0 - self.start, c1 - self.start, thread, label, _detail(label, args, out)))
+            return out
+        self.put(owner, name, clocked)
+
+    def print_pair(self):
+        """The pair's rows, its relay launches and the summed calls."""
+        for c0, c1, thread, label, detail in sorted(self.rows):
+            if label in QUIET and c1 - c0 < 0.002:
+                continue
+            print(f"{c0:7.3f} {c1:7.3f} {1000 * (c1 - c0):7.1f} ms  {thread[-24:]:24s} {label:16s} {detail}")
+        sides = sum(int(d.split("cells=")[1]) for *_, label, d in self.rows if label == "relay_side")
+        swept = 0
+        for at, thread, res in self.chunk_launches:
+            cells = res.get()[:, 3]         # R_CELLS
+            swept += int(cells.sum())
+            print(f"chunks {at:7.3f} {thread[-24:]:24s} {len(cells)} chunks, {cells.sum() / 1e6:.1f} M cells, "
+                  f"{int((cells > 1e6).sum())} over 1 M")
+        print(f"relay chunks swept {swept / 1e6:.1f} M cells for relayed sides of {sides / 1e6:.1f} M")
+        for (thread, label), seconds in sorted(self.summed.items()):
+            print(f"summed {thread[-24:]:24s} {label:16s} {1000 * seconds:7.1f} ms")
+
+
+def _detail(label, args, out):
+    """A row's last column: sides of an inspection, chunks of a launch, a relayed side's extent."""
+    if label == "relay_side":
+        return f"best_d={int(out[1]) + int(out[2])} cells={int(out[3])}"
+    if label == "relay_chunks":
+        return f"chunks={len(args[2])}"
+    if label in ("inspect", "inspect_traced", "execute"):
+        return f"sides={len(args[1])}"
+    return ""
+
+
+def instrument(timeline):
+    """Wrap the engine's calls (module attributes, so the callers' lookups find the wrappers)."""
+    from gpukernels import engine, seeds, ungapped
+    from gpukernels.cpu import relay
+    from gpukernels.gpu import gapped, runner, stripes
+    for name in ("inspect", "inspect_traced", "execute", "relay_chunks", "_packed_bytes", "relay_trace",
+                 "set_walls", "snapshot_walls", "kept_rows"):
+        timeline.wrap(runner.DeviceRunner, name)
+    timeline.wrap(runner._RelayTable, "__init__", "relay_table")
+    timeline.wrap(runner._RelayTable, "side_region")
+    timeline.wrap(runner, "_chunk_state")
+    timeline.wrap(stripes.StripedWalk, "walk")
+    timeline.wrap(gapped, "relay_side")
+    timeline.wrap(gapped, "extend_anchors")
+    timeline.wrap(relay, "_traceback", "relay_traceback")
+    timeline.wrap(relay, "same_state")
+    timeline.wrap(relay, "entry_guess")
+    timeline.wrap(engine, "_strand_hsps")
+    for name in ("seed_keys", "find_hits"):
+        timeline.wrap(seeds, name)
+    for name in ("extend_hits", "add_anchors"):
+        timeline.wrap(ungapped, name)
+    launch = runner.DeviceRunner._launch
+
+    def chunk_launch(self, tasks, mode, band, wide, **kwargs):
+        if timeline.on and mode == 3:
+            timeline.chunk_launches.append((time.perf_counter() - timeline.start, threading.current_thread().name,
+                                            kwargs["res"]))
+        return launch(self, tasks, mode, band, wide, **kwargs)
+    timeline.put(runner.DeviceRunner, "_launch", chunk_launch)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("target")
+    p.add_argument("query")
+    p.add_argument("settings", nargs="?", default="")
+    p.add_argument("--pairs", type=int, default=2, help="pairs timed after the warm-up")
+    p.add_argument("--threads", type=int, default=16)
+    args = p.parse_intermixed_args(argv)
+    from ab_settings import parse_settings
+    from gpukernels.engine import AlignOptions, align
+    from gpukernels.genome import read_fasta
+    for module, name, value in parse_settings(args.settings):
+        setattr(module, name, value)
+    timeline = Timeline()
+    instrument(timeline)
+    t, q = read_fasta(args.target), read_fasta(args.query)
+    align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
+    for k in range(args.pairs):
+        timeline.begin()
+        align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
+        total = time.perf_counter() - timeline.start
+        timeline.on = False
+        print(f"\n== pair {k}: {total:.3f} s")
+        timeline.print_pair()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""The clocks of ``bench/timeline.py`` (its timeline itself needs a GPU)."""
+
+import os
+import sys
+import types
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+
+from timeline import Timeline, instrument  # noqa: E402
+
+
+def test_wrapped_calls_are_clocked_only_while_on_and_keep_their_results():
+    box = types.SimpleNamespace(relay_side=lambda *a: (7, 2, 3, 40), same_state=lambda: (True, 0))
+    timeline = Timeline()
+    timeline.wrap(box, "relay_side")
+    timeline.wrap(box, "same_state")
+    assert box.relay_side() == (7, 2, 3, 40) and timeline.rows == []
+    timeline.begin()
+    assert box.relay_side() == (7, 2, 3, 40)
+    box.same_state()
+    box.same_state()
+    (row,) = timeline.rows
+    assert row[3] == "relay_side" and row[4] == "best_d=5 cells=40" and 0 <= row[0] <= row[1]
+    assert list(timeline.summed) == [(row[2], "same_state")]
+
+
+def test_the_engine_calls_it_names_exist(monkeypatch):
+    """Every call the timeline wraps is where it looks for it (a rename would leave it silent)."""
+    instrument(Timeline(monkeypatch.setattr))
+    from gpukernels.gpu import runner
+    assert runner.DeviceRunner.relay_trace.__wrapped__.__name__ == "relay_trace"
