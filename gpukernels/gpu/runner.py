@@ -38,10 +38,10 @@ CHUNK_THREADS = 128
 #: ``relay_walk_ahead`` and ``relay_walk_join``), instead of copying the bytes to the host (240 MB
 #: for E. coli's 2 Mb side, which held up the walk's start)
 RELAY_DEVICE_TRACE = True
-#: a relay launch's results come back with one wait, and so do a run of pieces' traceback and the side's
-#: region (which the walk of the side's best cell computes beside it): each wait is for a device
-#: shared with the batch's other chunks and the waves, where a long side's traceback and region
-#: waited 20-30 ms each in a timeline of E. coli's first long batch
+#: a relay launch's results come back with one wait, and so does a run of pieces' traceback with the
+#: side's region (its rows copied beside the traceback of the run that holds the side's best cell):
+#: each wait is for a device shared with the batch's other chunks and the waves, where a long side's
+#: traceback and region waited 20-30 ms each in a timeline of E. coli's first long batch
 RELAY_ONE_WAIT = True
 #: a relay launch's bytes are packed into a buffer of their size before the traceback (DeviceRunner._packed_bytes),
 #: so the batch's share gets the rest of the rooms back at once
@@ -857,7 +857,7 @@ class DeviceRunner:
             else:
                 r = res.get()
                 cols = out[:int(r[0])].get()
-            stream.synchronize()
+                stream.synchronize()
         return cols, int(r[1]), int(r[2]), int(r[3])
 
     def _pinned(self, shape, dtype, slot):
