@@ -71,9 +71,7 @@ class Clocks:
 
 
 def instrument(clocks):
-    """Clock the relay's calls: its steps, the runner's chunk calls, launches and device traceback."""
-    import cupy
-
+    """Clock the relay's calls: its steps, the runner's chunk calls, launches, device traceback and region."""
     import gpukernels.cpu.relay as relay
     import gpukernels.gpu.gapped as gapped
     import gpukernels.gpu.runner as runner
@@ -82,14 +80,14 @@ def instrument(clocks):
             clocks.wrap(relay, name)
     clocks.wrap(runner.DeviceRunner, "_relay_chunks", "chunk calls")
     clocks.wrap(runner.DeviceRunner, "relay_trace", "device traceback")
-    clocks.wrap(runner.DevicePiece, "tables", "side tables")
+    clocks.wrap(runner._RelayTable, "side_region", "side region")
     launch = runner.DeviceRunner._launch
 
     def launch_and_wait(self, tasks, mode, band, wide, **kwargs):
         start = time.perf_counter()
         launch(self, tasks, mode, band, wide, **kwargs)
         if mode == 3:
-            cupy.cuda.get_current_stream().synchronize()
+            self.cp.cuda.get_current_stream().synchronize()
             clocks.seconds[threading.current_thread().name]["chunk kernel"] += time.perf_counter() - start
     runner.DeviceRunner._launch = launch_and_wait
 

@@ -1,4 +1,4 @@
-"""The clocks of ``bench/timeline.py`` (its timeline itself needs a GPU)."""
+"""The clocks of ``bench/timeline.py`` and ``bench/relay_profile.py`` (their runs need a GPU)."""
 
 import os
 import sys
@@ -29,3 +29,15 @@ def test_the_engine_calls_it_names_exist(monkeypatch):
     instrument(Timeline(monkeypatch.setattr))
     from gpukernels.gpu import runner
     assert runner.DeviceRunner.relay_trace.__wrapped__.__name__ == "relay_trace"
+
+
+def test_the_relay_profile_names_calls_that_exist(monkeypatch):
+    """``bench/relay_profile.py`` wraps only calls the engine has (a renamed one stopped it on the device)."""
+    import relay_profile
+    from gpukernels.gpu import runner
+    monkeypatch.setattr(runner.DeviceRunner, "_launch", runner.DeviceRunner._launch)   # restored after
+    found = []
+    monkeypatch.setattr(relay_profile.Clocks, "wrap",
+                        lambda self, owner, name, label=None, after=None: found.append(getattr(owner, name)))
+    relay_profile.instrument(relay_profile.Clocks())
+    assert len(found) >= 4
