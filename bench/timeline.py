@@ -3,7 +3,7 @@
 
 Usage::
 
-    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16]
+    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16] [--probe MS]
 
 Wraps the calls where a strand's time goes (the seed and ungapped stages,
 the runner's inspections, executions and walls, the walk, each relayed
@@ -17,8 +17,11 @@ per relay launch (kernel ``ydrop_chunk``): its chunks and the cells they
 swept (against the relayed sides' own cells: the rest is warm-ups and
 speculation past a side's end), and the seconds each relay thread spent in
 the small calls it makes per chunk. ``SETTINGS`` are :mod:`ab_settings`'s
-(``MODULE.NAME=VALUE,...``), applied before the warm-up. The
-twenty-ninth session's timelines (``bench/RESULTS.md``) come from it.
+(``MODULE.NAME=VALUE,...``), applied before the warm-up. With
+``--probe``, a thread times a tiny kernel every MS milliseconds
+(:class:`Probe`): how long a short kernel waited for the device during
+the pair. The twenty-ninth session's timelines (``bench/RESULTS.md``)
+come from it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 #: calls summed per thread rather than listed (thousands of them a pair)
-SUMMED = ("same_state", "entry_guess", "_chunk_state")
+SUMMED = ("same_state", "entry_guess", "_chunk_states")
 #: listed calls shorter than 2 ms left out (the walk's steps between waves, the walls' copies)
 QUIET = ("set_walls", "snapshot_walls", "kept_rows", "walk")
 
@@ -116,7 +119,7 @@ def instrument(timeline):
         timeline.wrap(runner.DeviceRunner, name)
     timeline.wrap(runner._RelayTable, "__init__", "relay_table")
     timeline.wrap(runner._RelayTable, "side_region")
-    timeline.wrap(runner, "_chunk_state")
+    timeline.wrap(runner, "_chunk_states")
     timeline.wrap(stripes.StripedWalk, "walk")
     timeline.wrap(gapped, "relay_side")
     timeline.wrap(gapped, "extend_anchors")
@@ -138,6 +141,63 @@ def instrument(timeline):
     timeline.put(runner.DeviceRunner, "_launch", chunk_launch)
 
 
+class Probe:
+    """How long a tiny kernel waits for the device, every ``every`` seconds of a pair, on a stream of the greatest priority.
+
+    A background thread launches a one-block kernel and waits for it; its
+    latency (launch to finish) tells how long any short kernel of the
+    engine's (packing, tables, tracebacks) waited for a multiprocessor at
+    that moment. :meth:`print_bins` prints them in bins of ``bin_s``.
+    """
+
+    def __init__(self, every, bin_s=0.02):
+        self.every, self.bin_s = every, bin_s
+        self.rows, self.start = [], 0.0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def begin(self, start):
+        import cupy as cp
+        from gpukernels.gpu import own_stream
+        self.rows, self.start = [], start
+        self._stop.clear()
+        kernel = cp.ElementwiseKernel("int32 x", "int32 y", "y = x + 1", "probe_tiny")
+        x = cp.zeros(1, dtype=cp.int32)
+        device = cp.cuda.Device().id
+
+        def run():
+            with own_stream(device) as stream:
+                kernel(x, x)
+                stream.synchronize()
+                while not self._stop.is_set():
+                    c0 = time.perf_counter()
+                    kernel(x, x)
+                    stream.synchronize()
+                    c1 = time.perf_counter()
+                    self.rows.append((c0 - self.start, c1 - c0))
+                    time.sleep(self.every)
+        self._thread = threading.Thread(target=run, name="probe", daemon=True)
+        self._thread.start()
+
+    def end(self):
+        self._stop.set()
+        self._thread.join()
+
+    def print_bins(self):
+        import numpy as np
+        if not self.rows:
+            return
+        at, wait = (np.array(v) for v in zip(*self.rows))
+        print(f"probe: a one-block kernel's wait, every {1000 * self.every:.1f} ms (ms per bin of "
+              f"{1000 * self.bin_s:.0f} ms: count, median, max)")
+        for b in range(int(at.max() / self.bin_s) + 1):
+            sel = (at >= b * self.bin_s) & (at < (b + 1) * self.bin_s)
+            if sel.any():
+                w = 1000 * wait[sel]
+                print(f"probe {b * self.bin_s:6.2f} {int(sel.sum()):4d} {np.median(w):7.2f} {w.max():7.2f} "
+                      + "#" * min(int(w.max()), 60))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("target")
@@ -145,6 +205,8 @@ def main(argv=None):
     p.add_argument("settings", nargs="?", default="")
     p.add_argument("--pairs", type=int, default=2, help="pairs timed after the warm-up")
     p.add_argument("--threads", type=int, default=16)
+    p.add_argument("--probe", type=float, default=0.0, help="milliseconds between probes of the device's wait "
+                   "(Probe; 0: none)")
     args = p.parse_intermixed_args(argv)
     from ab_settings import parse_settings
     from gpukernels.engine import AlignOptions, align
@@ -155,13 +217,20 @@ def main(argv=None):
     instrument(timeline)
     t, q = read_fasta(args.target), read_fasta(args.query)
     align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
+    probe = Probe(args.probe / 1000) if args.probe > 0 else None
     for k in range(args.pairs):
         timeline.begin()
+        if probe:
+            probe.begin(timeline.start)
         align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
         total = time.perf_counter() - timeline.start
         timeline.on = False
+        if probe:
+            probe.end()
         print(f"\n== pair {k}: {total:.3f} s")
         timeline.print_pair()
+        if probe:
+            probe.print_bins()
 
 
 if __name__ == "__main__":

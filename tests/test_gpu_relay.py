@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.gpu]
 
 
 @pytest.mark.parametrize("one_wait", [True, False])
-@pytest.mark.parametrize("pack", [True, False])
+@pytest.mark.parametrize("pack", ["table", "copies", "none"])
 @pytest.mark.parametrize("right", [1, 0])
 @pytest.mark.parametrize("seed", range(4))
 def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, one_wait, monkeypatch):
@@ -32,11 +32,13 @@ def test_gpu_relay_chunks_equal_sequential_sweep(seed, right, pack, one_wait, mo
     Warm-ups of 2,000 anti-diagonals let most chunks take over; seed 3 has a stretch of noise, so
     the side may end inside a round, and its warm-ups of 20 make every check fail (the relay then
     goes on from the true state). ``pack``: the launches' bytes packed before the traceback
-    (``runner.RELAY_PACK``) or traced where the kernel wrote them. ``one_wait``: the region comes back
+    (``runner.RELAY_PACK``) by the table's kernel (``runner.RELAY_PACK_IN_TABLE``) or by a copy per
+    chunk, or traced where the kernel wrote them. ``one_wait``: the region comes back
     with the traceback (``runner.RELAY_ONE_WAIT``) or on its own."""
     from gpukernels.gpu import gapped as gg
     from gpukernels.gpu import runner as gr
-    monkeypatch.setattr(gr, "RELAY_PACK", pack)
+    monkeypatch.setattr(gr, "RELAY_PACK", pack != "none")
+    monkeypatch.setattr(gr, "RELAY_PACK_IN_TABLE", pack == "table")
     monkeypatch.setattr(gr, "RELAY_ONE_WAIT", one_wait)
     rng = np.random.default_rng(300 + seed)
     sc = lastz_scoring()

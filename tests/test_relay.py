@@ -100,27 +100,43 @@ def test_relay_chunks_take_over_on_similar_sequences():
     assert stats["relay_taken"] > stats["relay_missed"]
 
 
+@pytest.mark.parametrize("handed", [False, True])
 @pytest.mark.parametrize("lead_there", [True, False])
 @pytest.mark.parametrize("per_round", [2, 32])
 @pytest.mark.parametrize("warm", [900, 10])
 @pytest.mark.parametrize("seed", range(4))
-def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_round, lead_there, monkeypatch):
+def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_round, lead_there, handed, monkeypatch):
     """With the chunks run by a callback (the GPU's way), the result is still ydrop_one_side's.
 
     The callback runs them here, one after the other. Each accepted chunk's end state is put back
     into the one buffer (restore) where the next round goes on from it: with 2 chunks per round
     that happens several times per side. With ``lead_there`` the first round's lead is one of the
-    callback's chunks too, from the origin.
+    callback's chunks too, from the origin. With ``handed`` each chunk comes with its hand-over
+    from the chunk before it checked by the callback (the device's ``_chunk_states``), and the
+    relay's own checks are then only those against its true state.
     """
     monkeypatch.setattr(relay, "LEAD_ELSEWHERE", lead_there)
     dp, width, ref, sweep_dp = _side_and_sweep(100 + seed)
     work = np.empty((8, width), np.int32)
     calls = []
+    asked = []
+    same_state = relay.same_state
+    monkeypatch.setattr(relay, "same_state", lambda *a: asked.append(1) or same_state(*a))
 
     def chunks(starts, width):
         assert width > 0
         calls.append(len(starts))
-        return [relay.speculative_chunk(sweep_dp, work, *a) for a in starts]
+        got = [relay.speculative_chunk(sweep_dp, work, *a) for a in starts]
+        if not handed:
+            return got
+        out = []
+        for x, g in enumerate(got):
+            before = got[x - 1] if x else None
+            check = None
+            if g is not None and before is not None and before[5] is not None:
+                check = same_state(before[1], *before[5], *g[0])
+            out.append(None if g is None else (*g, check))
+        return out
 
     stats = {}
     with ThreadPoolExecutor(1) as pool:
@@ -131,6 +147,8 @@ def test_relay_with_chunks_elsewhere_equals_sequential_sweep(seed, warm, per_rou
     assert np.array_equal(got[5], _region(ref))
     assert calls and max(calls) <= per_round
     assert (stats["relay_taken"] if warm > 100 else stats["relay_missed"]) > 0
+    if handed:      # one check a round at most: the first chunk against the true state
+        assert len(asked) <= stats["relay_rounds"]
 
 
 class _Elsewhere:
@@ -302,3 +320,64 @@ def test_side_region_equals_the_steps_over_the_table(seed):
         relay.join_regions(region, relay.piece_region(off[cut + 1:dlast + 2], lo[cut + 1:dlast + 1], off[dlast + 1],
                                                       cut + 1, dlast, ref[1] + ref[2]))
         assert list(region) == _region_by_steps(off, lo, cells, ref[1] + ref[2])
+
+
+def _dump(state, snap, i0, s, band):
+    """A state and snapshot in kernel ``ydrop_chunk``'s dump form (chunk origin ``(i0, s - i0)``)."""
+    from gpukernels.gpu.runner import DUMP_HEAD
+    head = np.zeros(DUMP_HEAD + 4 * (band + 2), dtype=np.int32)
+    head[0] = state[G.ST_D] - s
+    head[1:5] = np.array([state[G.ST_LO1], state[G.ST_HI1], state[G.ST_LO2], state[G.ST_HI2]]) - i0
+    head[5], head[6], head[7] = state[G.ST_BEST], state[G.ST_BI] - i0, state[G.ST_BJ] - (s - i0)
+    head[8], head[9] = state[G.ST_CELLS], state[G.ST_DONE]
+    if snap is not None:
+        lo, rows = snap
+        head[10], head[11] = lo - i0, rows.shape[1]
+        for r in range(4):
+            head[DUMP_HEAD + r * (band + 2):DUMP_HEAD + r * (band + 2) + rows.shape[1]] = rows[r]
+    return head
+
+
+@pytest.mark.parametrize("warm", [900, 10])
+def test_chunk_states_decode_dumps_and_check_hand_overs(warm):
+    """``gpu/runner._chunk_states`` gives each chunk's states and snapshots back, and ``same_state`` of each
+    chunk's end and the next one's check, as the relay would ask it (warm-ups of 10: hand-overs fail)."""
+    from gpukernels.gpu.runner import DUMP_HEAD, _chunk_states
+    dp, width, ref, sweep_dp = _side_and_sweep(101)
+    work = np.empty((8, width), np.int32)
+    chunk, band = 1000, 1024
+    starts, got = [], []
+    for m in range(1, 6):
+        d_check = m * chunk
+        s = d_check - warm
+        s -= s & 1
+        i0 = s // 2
+        starts.append((i0, s))
+        got.append(relay.speculative_chunk(sweep_dp, work, i0, s, d_check, d_check + chunk))
+    keep = np.array([g is not None for g in got])
+    assert keep.sum() >= 3
+    dumps = np.zeros((len(got), 2, DUMP_HEAD + 4 * (band + 2)), dtype=np.int32)
+    for x, (g, (i0, s)) in enumerate(zip(got, starts)):
+        if g is not None:
+            dumps[x, 0] = _dump(g[0][0], g[0][1:], i0, s, band)
+            dumps[x, 1] = _dump(g[1], g[5], i0, s, band)
+    i0s, ss = np.array([a for a, _ in starts]), np.array([b for _, b in starts])
+    st, lo, wid, at, rows, same, frame = _chunk_states(dumps, i0s, ss, keep)
+    for x, g in enumerate(got):
+        if g is None:
+            continue
+        for k, (state, snap) in enumerate([(g[0][0], g[0][1:]), (g[1], g[5])]):
+            fields = [G.ST_D, G.ST_LO1, G.ST_HI1, G.ST_LO2, G.ST_HI2, G.ST_BEST, G.ST_BI, G.ST_BJ, G.ST_CELLS,
+                      G.ST_DONE]
+            assert np.array_equal(st[x, k, fields], state[fields])
+            if snap is None:
+                assert wid[x, k] == -1
+                continue
+            assert lo[x, k] == snap[0]
+            assert np.array_equal(rows[at[x, k]:at[x, k] + 4 * wid[x, k]].reshape(4, -1), snap[1])
+        before = got[x - 1] if x else None
+        expect = (False, 0)
+        if before is not None and before[5] is not None:
+            expect = relay.same_state(before[1], *before[5], *g[0])
+        assert (bool(same[x]), int(frame[x])) == (bool(expect[0]), int(expect[1]))
+    assert same.any() == (warm > 100)

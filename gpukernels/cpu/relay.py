@@ -205,7 +205,9 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
         ``(i0, s - i0)`` on anti-diagonal ``s``) and the live width of the
         lead's last anti-diagonal returns, per chunk, what
         :func:`speculative_chunk` returns (None where it ends before
-        ``d_check``, or could not be run). Then each round
+        ``d_check``, or could not be run), optionally with an eighth item:
+        :func:`same_state` of the chunk before's end and this one's check,
+        ``(same, c)``, computed there (None: not computed). Then each round
         runs ``per_round`` of them (default 32) on the calling thread while
         the lead runs on ``pool`` (the first round's lead is one of them,
         from the origin, with :data:`LEAD_ELSEWHERE`), and only ``works[0]`` is used: a chunk's
@@ -277,6 +279,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             tb, off, lo, snap = led.result()
             results = [(x, a[2], g) for (x, a), g in zip(starts, got)]
         from_elsewhere = False
+        chained = False                         # the true state is the end of this round's chunk before
         # the lead's piece, then each chunk that takes over from the one before it
         while True:
             d_to = int(st[ST_D])
@@ -295,8 +298,10 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             if got is None:
                 stats["relay_missed"] += 1 + len(results)
                 break
-            (st_c, lo_c, rows_c), st_n, tb_n, off_n, lo_n, snap_n, t0_n = got
-            ok, c = same_state(st, snap[0], snap[1], st_c, lo_c, rows_c)
+            (st_c, lo_c, rows_c), st_n, tb_n, off_n, lo_n, snap_n, t0_n = got[:7]
+            # a chunk run elsewhere may come with its hand-over from the chunk before it checked there
+            handed = got[7] if len(got) > 7 and chained else None
+            ok, c = handed if handed is not None else same_state(st, snap[0], snap[1], st_c, lo_c, rows_c)
             if not ok:
                 stats["relay_missed"] += 1 + len(results)
                 break
@@ -305,6 +310,7 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             home, st, tb, off, lo, snap, t0 = x, st_n, tb_n, off_n, lo_n, snap_n, t0_n
             d_from, cells_mark, checked = d_check + 1, int(st_c[ST_CELLS]), d_check
             from_elsewhere = chunks is not None
+            chained = True
         if st[ST_DONE]:
             break
         if from_elsewhere:

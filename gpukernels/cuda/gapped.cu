@@ -1185,22 +1185,30 @@ extern "C" __global__ void relay_walk_join(long long D0, int S, const unsigned c
 }
 
 // The table relay_walk_ahead reads (off, lo, wid; rows indexed by side anti-diagonal less the table's first)
-// over the chunks of one relay launch, whose bytes stay where ydrop_chunk wrote them: chunk k (blockIdx.y) has
-// nrow own anti-diagonals from table row row0, their rows src.. of tb_off and tb_lo, its bytes at byte at of
-// the buffer (its room) less base, its first cell i0 and its last anti-diagonal's end at byte end.
+// over the chunks of one relay launch, and their bytes packed: chunk k (blockIdx.y) has nrow own
+// anti-diagonals from table row row0, their rows src.. of tb_off and tb_lo, its byte 0 at byte at of the
+// buffer the traceback reads, its first cell i0 and its last anti-diagonal's end at byte end. Its nb bytes
+// from byte from of src (the launch's rooms) go to byte to of dst (packed end to end, where nb > 0: one
+// launch instead of a copy per chunk, each of which waited for the device on its own).
 extern "C" __global__ void relay_tables(const long long* __restrict__ info, const long long* __restrict__ tb_off,
                                         const int* __restrict__ tb_lo, long long* __restrict__ off,
-                                        int* __restrict__ lo, int* __restrict__ wid)
+                                        int* __restrict__ lo, int* __restrict__ wid,
+                                        const unsigned char* __restrict__ src, unsigned char* __restrict__ dst)
 {
-    const long long* c = info + 7LL * blockIdx.y;
-    const long long row0 = c[0], nrow = c[1], src = c[2], i0 = c[3], base = c[4], at = c[5], end = c[6];
-    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrow; r += (long long)gridDim.x * blockDim.x) {
-        const long long o = tb_off[src + r];
-        const long long next = r + 1 < nrow ? tb_off[src + r + 1] : end;
-        off[row0 + r] = o - base + at;
-        lo[row0 + r] = (int)(tb_lo[src + r] + i0);
+    const long long* c = info + 9LL * blockIdx.y;
+    const long long row0 = c[0], nrow = c[1], srow = c[2], i0 = c[3], at = c[4], end = c[5];
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrow; r += stride) {
+        const long long o = tb_off[srow + r];
+        const long long next = r + 1 < nrow ? tb_off[srow + r + 1] : end;
+        off[row0 + r] = o + at;
+        lo[row0 + r] = (int)(tb_lo[srow + r] + i0);
         wid[row0 + r] = (int)(next - o);
     }
+    const unsigned char* from = src + c[6];
+    unsigned char* to = dst + c[7];
+    const long long nb = c[8];
+    for (long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x; b < nb; b += stride) to[b] = from[b];
 }
 
 // The rows at the best kept in arena slots (dump_state's form, rows of w + 2 ints), packed for one

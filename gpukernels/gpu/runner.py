@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..cpu import gapped as cg
-from ..cpu.relay import rows_region
+from ..cpu.relay import rows_region, same_state
 
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
@@ -46,6 +46,10 @@ RELAY_ONE_WAIT = True
 #: a relay launch's bytes are packed into a buffer of their size before the traceback (DeviceRunner._packed_bytes),
 #: so the batch's share gets the rest of the rooms back at once
 RELAY_PACK = True
+#: the packing is done by the launch's table kernel (``relay_tables``), not by a copy per chunk: in a
+#: timeline of E. coli's first long batch the 2 Mb side's 64 copies took 46-64 ms, each a wait for a
+#: device that ~1,300 chunk blocks shared
+RELAY_PACK_IN_TABLE = True
 #: a relay chunk's room for traceback bytes, per anti-diagonal: RELAY_ROOM times the side's known width
 #: plus 64, at most the band (0: the band). A chunk writes its live cells only, about the width, and
 #: one whose cells outgrow the room is a missed speculation; with rooms of the band (four times the
@@ -684,7 +688,7 @@ class DeviceRunner:
         kept = on_device if on_device is not None else []
         return self._relay_chunks(task, sts[:n], band, room[:n], held, kept) + [None] * (len(sts) - n)
 
-    def _packed_bytes(self, tb, start, nbytes):
+    def _packed_bytes(self, tb, start, nbytes, copy=True):
         """The runs ``tb[start[x]:start[x] + nbytes[x]]`` end to end in a buffer of their own size.
 
         A relay launch's buffer holds each chunk's room (band cells per
@@ -695,11 +699,15 @@ class DeviceRunner:
         while the batch's other sides are still tracing.
 
         Returns the buffer and each run's start in it (16-byte aligned).
+        ``copy=False``: the buffer is left empty (the launch's table kernel
+        fills it, :data:`RELAY_PACK_IN_TABLE`).
         """
         cp = self.cp
         sizes = _up16(np.asarray(nbytes, dtype=np.int64))
         at = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         out = cp.empty(max(int(sizes.sum()), 1), dtype=cp.uint8)
+        if not copy:
+            return out, at
         stream = cp.cuda.get_current_stream()
         for x in np.flatnonzero(nbytes):
             cp.cuda.runtime.memcpyAsync(out.data.ptr + int(at[x]), tb.data.ptr + int(start[x]), int(nbytes[x]),
@@ -757,12 +765,16 @@ class DeviceRunner:
         if RELAY_DEVICE_TRACE:
             # the bytes stay on the device for the traceback there (the launcher's release lets them go),
             # with the table of the chunks' own anti-diagonals that it reads
+            pack = None
             if RELAY_PACK:
-                tb, packed_at = self._packed_bytes(tb, tbb[:n] + base, nbytes)
+                packed, packed_at = self._packed_bytes(tb, tbb[:n] + base, nbytes, copy=not RELAY_PACK_IN_TABLE)
                 byte0 = packed_at - base        # where each chunk's byte 0 would lie in the packed buffer
+                if RELAY_PACK_IN_TABLE:
+                    pack = (tb, tbb[:n] + base, packed, packed_at, nbytes)
+                tb = packed
             else:
                 byte0 = tbb
-            table = _RelayTable(self, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo)
+            table = _RelayTable(self, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo, pack)
             on_device.append(tb)
         else:
             # in one pinned block on the host (``held``, given back by the launcher's release; pageable
@@ -776,13 +788,17 @@ class DeviceRunner:
             for x in np.flatnonzero(nbytes):
                 tb[int(tbb[x] + base[x]):int(tbb[x] + base[x] + nbytes[x])].get(out=host_tb[at[x]:at[x + 1]])
         out = []
+        st, s_lo, s_wid, s_at, s_rows, same, frame = _chunk_states(dumps, i0, s, keep)
+
+        def snap(x, k):
+            w = int(s_wid[x, k])
+            return None if w < 0 else (int(s_lo[x, k]), s_rows[s_at[x, k]:s_at[x, k] + 4 * w].reshape(4, w))
         for x in range(n):
             if not keep[x]:
                 out.append(None)
                 continue
-            chk, end = dumps[x]
             a = int(adb[x])
-            last = int(end[0])
+            last = int(dumps[x, 1, 0])
             f = int(first[x])
             if RELAY_DEVICE_TRACE:
                 # the tables stay on the device too (the relay's pieces then hold None)
@@ -792,10 +808,11 @@ class DeviceRunner:
                 # the tables of the chunk's own anti-diagonals only, from d_check + 1 on
                 off = h_off[a + f:a + last + 1] - base[x]
                 lo = h_lo[a + f:a + last + 1].astype(np.int64) + i0[x]
-            st_c, snap_c = _chunk_state(chk, int(i0[x]), int(s[x]), band)
-            st_n, snap_n = _chunk_state(end, int(i0[x]), int(s[x]), band)
+            st_n = st[x, 1]
             st_n[cg.ST_NTB] = nbytes[x]
-            out.append(((st_c, *snap_c), st_n, piece, off, lo, snap_n, f + int(s[x])))
+            # the hand-over from chunk x - 1, checked already (cpu/relay.relay_side asks it after x - 1 took over)
+            handed = (bool(same[x]), int(frame[x])) if x > 0 and keep[x - 1] else None
+            out.append(((st[x, 0], *snap(x, 0)), st_n, piece, off, lo, snap(x, 1), f + int(s[x]), handed))
         _BLOCKS.give(cp, temp)
         return out
 
@@ -982,22 +999,30 @@ class _RelayTable:
     does not take over). :meth:`side_region` reduces a run of them to the
     side's region (``cpu/relay._traceback``). ``byte0``: where
     each chunk's byte 0 (its cell count 0) lies in that buffer.
+    ``pack``: None, or the launch's buffer, each chunk's first byte in it,
+    the packed buffer, each chunk's start there and byte count: the same
+    launch packs the bytes (:data:`RELAY_PACK_IN_TABLE`).
     """
 
-    def __init__(self, runner, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo):
+    def __init__(self, runner, keep, d_check, first, dumps, adb, byte0, i0, tb_off, tb_lo, pack=None):
         cp = runner.cp
         kx = np.flatnonzero(keep)
         self.d_first = int(d_check[0]) + 1
         last = dumps[kx, 1, 0].astype(np.int64)
+        zero = np.zeros(len(kx), np.int64)
+        src, dst, moves = runner._zb, runner._zb, (zero, zero, zero)
+        if pack is not None:
+            src, src_at, dst, dst_at, nbytes = pack
+            moves = (src_at[kx], dst_at[kx], nbytes[kx])
         info = np.stack([d_check[kx] + 1 - self.d_first, np.maximum(last - first[kx] + 1, 0), adb[kx] + first[kx],
-                         i0[kx], np.zeros(len(kx), np.int64), byte0[kx], dumps[kx, 1, 8]], axis=1).astype(np.int64)
+                         i0[kx], byte0[kx], dumps[kx, 1, 8], *moves], axis=1).astype(np.int64)
         rows = max(int((info[:, 0] + info[:, 1]).max()) if len(kx) else 0, 1)
         self.off = cp.empty(rows, dtype=cp.int64)
         self.lo = cp.empty(rows, dtype=cp.int32)
         self.wid = cp.empty(rows, dtype=cp.int32)
         if len(kx):
             runner._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, self.off, self.lo,
-                                                         self.wid))
+                                                         self.wid, src, dst))
         self._runner = runner
         #: regions that came back with a traceback (DeviceRunner.relay_trace), by (d_from, d_to, dbest)
         self.regions = {}
@@ -1266,23 +1291,73 @@ def _up16(x):
     return (x + 15) & ~15
 
 
-def _chunk_state(head, i0, s, band):
-    """A relay chunk's dumped state in side coordinates: its ``cpu/gapped`` state array and snapshot.
+@njit(cache=True, nogil=True)
+def _chunk_states(dumps, i0, s, keep):
+    """The states of each kept chunk of a relay launch in side coordinates, and each hand-over checked.
 
-    ``head`` is one dump of kernel ``ydrop_chunk`` (header, then four rows
-    of ``band + 2``); the chunk's origin is cell ``(i0, s - i0)``. The
-    snapshot is None where the chunk ended.
+    ``dumps``: kernel ``ydrop_chunk``'s, shape ``(n, 2, DUMP_HEAD + 4 *
+    (band + 2))``: at the check and at the end, each a header and four
+    rows; chunk x's origin is cell ``(i0[x], s[x] - i0[x])``. Each state
+    is a ``cpu/gapped`` state array and a ``cpu/relay.snapshot``, none
+    where the chunk ended. One call with the interpreter's lock let
+    go: a long side's 64 chunks made 128 small calls of numpy, then 64 of
+    ``same_state``, each waiting for the lock beside the batch's other
+    relay threads (15-25 ms in a timeline of E. coli's 2 Mb side).
+
+    Returns
+    -------
+    st : ndarray of int64, shape (n, 2, ST_N)
+    lo, width, at : ndarray of int64, shape (n, 2)
+        Each snapshot's first cell, its cells (-1: none, the chunk ended)
+        and where its four rows start in ``rows``.
+    rows : ndarray of int64
+        The snapshots' rows, each ``4 * width`` values.
+    same, frame : ndarray, shape (n,)
+        ``cpu/relay.same_state`` of chunk ``x - 1``'s end and chunk
+        ``x``'s check (False where either is not kept, and for chunk 0),
+        which the relay asks when chunk ``x - 1`` took over.
     """
-    st = np.zeros(cg.ST_N, dtype=np.int64)
-    st[cg.ST_D] = head[0] + s
-    st[cg.ST_LO1], st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2] = head[1:5].astype(np.int64) + i0
-    st[cg.ST_BEST], st[cg.ST_BI], st[cg.ST_BJ] = head[5], head[6] + i0, head[7] + s - i0
-    st[cg.ST_CELLS], st[cg.ST_DONE] = head[8], head[9]
-    if head[9]:
-        return st, None
-    n = int(head[11])
-    rows = head[DUMP_HEAD:].reshape(4, band + 2)[:, :n].astype(np.int64)
-    return st, (int(head[10]) + i0, rows)
+    n = dumps.shape[0]
+    band2 = (dumps.shape[2] - DUMP_HEAD) // 4
+    st = np.zeros((n, 2, cg.ST_N), dtype=np.int64)
+    lo = np.zeros((n, 2), dtype=np.int64)
+    width = np.full((n, 2), -1, dtype=np.int64)
+    at = np.zeros((n, 2), dtype=np.int64)
+    total = 0
+    for x in range(n):
+        for k in range(2):
+            at[x, k] = total
+            if keep[x] and dumps[x, k, 9] == 0:
+                width[x, k] = dumps[x, k, 11]
+                total += 4 * width[x, k]
+    rows = np.empty(total, dtype=np.int64)
+    for x in range(n):
+        if not keep[x]:
+            continue
+        for k in range(2):
+            head = dumps[x, k]
+            e = st[x, k]
+            e[cg.ST_D] = head[0] + s[x]
+            e[cg.ST_LO1], e[cg.ST_HI1] = head[1] + i0[x], head[2] + i0[x]
+            e[cg.ST_LO2], e[cg.ST_HI2] = head[3] + i0[x], head[4] + i0[x]
+            e[cg.ST_BEST], e[cg.ST_BI], e[cg.ST_BJ] = head[5], head[6] + i0[x], head[7] + s[x] - i0[x]
+            e[cg.ST_CELLS], e[cg.ST_DONE] = head[8], head[9]
+            w = width[x, k]
+            if w < 0:
+                continue
+            lo[x, k] = head[10] + i0[x]
+            for r in range(4):
+                for c in range(w):
+                    rows[at[x, k] + r * w + c] = head[DUMP_HEAD + r * band2 + c]
+    same = np.zeros(n, dtype=np.bool_)
+    frame = np.zeros(n, dtype=np.int64)
+    for x in range(1, n):
+        wa, wb = width[x - 1, 1], width[x, 0]
+        if keep[x - 1] and keep[x] and wa >= 0 and wb >= 0:
+            ra = rows[at[x - 1, 1]:at[x - 1, 1] + 4 * wa].reshape(4, wa)
+            rb = rows[at[x, 0]:at[x, 0] + 4 * wb].reshape(4, wb)
+            same[x], frame[x] = same_state(st[x - 1, 1], lo[x - 1, 1], ra, st[x, 0], lo[x, 0], rb)
+    return st, lo, width, at, rows, same, frame
 
 
 def _packed_bases(res):
