@@ -168,10 +168,6 @@ EARLY_LONG = True
 #: same way before the walk starts (:func:`_abandoned_batch`), beside the first batch: the walk would stop
 #: at the first of them a few anchors on and wait for that batch
 EARLY_ABANDONED = True
-#: the first batch's anchors go to the walk one by one, each as soon as both its sides are done (in the
-#: walk's order), and the walk starts beside the batch: it waited for the whole batch, then kept its
-#: megabase alignments one after the other (E. coli's − strand: 55 ms waiting, then 50 ms of keeps)
-EARLY_EACH = True
 #: cells per anti-diagonal assumed for such a side (the relay's chunks take a band of 512 for it)
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
@@ -1466,7 +1462,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         status[idx[status[idx] == 1]] = 3
         trace.append(_trace_row(kind, r, c2 - c1, exec_s))
 
-    def long_on_host(batch, beside_walk=False, each=None):
+    def long_on_host(batch, beside_walk=False):
         """Both sides of the anchors ``batch`` on host threads at once, with the walls of now.
 
         Each anchor was abandoned by the inspector and is still long with the
@@ -1482,9 +1478,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         with the walls as they stood at the start and any the walk added since (a wall the DP met is
         one whose alignment touches the side's region, which the walk's check then finds), are
         stamped with the start's and published by the returned function, which the walk calls once
-        the batch is done (anchors the walk found on a kept path meanwhile stay skipped). ``each``
-        (with ``beside_walk``): called with each anchor, in the batch's order, once both its sides
-        are done and stored; the walk publishes it then (:data:`EARLY_EACH`).
+        the batch is done (anchors the walk found on a kept path meanwhile stay skipped).
         """
         nonlocal store, used, relay_pool
         if beside_walk:
@@ -1550,36 +1544,23 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             row[R_CHECKED], row[R_FULL_CELLS], row[R_FULL_DIAGS] = 0, row[R_CELLS], row[R_DIAGS]
             return out[4]
 
-        idx = np.asarray(batch, dtype=np.int64)
         c0 = clock()
         try:
             with ThreadPoolExecutor(len(free)) as pool:
-                if each is None:
-                    pieces = list(pool.map(side, jobs))
-                else:
-                    # anchor k's sides are jobs 2k and 2k + 1: stored, then handed to the walk, in order
-                    done = [pool.submit(side, job) for job in jobs]
-                    pieces = []
-                    for k in range(len(idx)):
-                        two = [done[2 * k].result(), done[2 * k + 1].result()]
-                        with lock:
-                            kept.assign(_side_rows(idx[k:k + 1]), -1)
-                            store, used = _store_columns(*_joined(two), idx[k:k + 1], ops_idx, store, used)
-                        pieces += two
-                        each(int(idx[k]))
+                pieces = list(pool.map(side, jobs))
         finally:
             with lock:
                 long_bufs.extend(mine)
                 relay_works.extend(works)
+        idx = np.asarray(batch, dtype=np.int64)
         rows = res_all[_side_rows(idx)]
         with lock:
             for counts in relay_stats.values():
                 for key, value in counts.items():
                     stats[key] += value
+            kept.assign(_side_rows(idx), -1)
             trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
-            if each is None:
-                kept.assign(_side_rows(idx), -1)
-                store, used = _store_columns(*_joined(pieces), idx, ops_idx, store, used)
+            store, used = _store_columns(*_joined(pieces), idx, ops_idx, store, used)
             stats["long_batches"] += 1
 
         def publish():
@@ -1614,34 +1595,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         res_all[rows, R_STATUS] = 2
         res_all[rows, R_CELLS] = EARLY_WIDTH
         res_all[rows, R_DIAGS] = 1
+        status[batch] = 5
         stats["early_anchors"] = k
-        if not EARLY_EACH:
-            status[batch] = 5
-            return long_on_thread(early_pool, batch)
-        # beside the walk, which stops at each of them (status 6) until it is handed over
-        status[batch] = 6
-        early_set.update(batch.tolist())
-        fut = long_on_thread(early_pool, batch, beside_walk=True, each=early_stored)
-        fut.add_done_callback(lambda _: early_stored(None))
-        return fut
-
-    def early_stored(a):
-        """The first batch's anchor ``a`` is stored (None: the batch has ended): the walk may take it."""
-        with early_cond:
-            if a is not None:
-                early_ready.add(a)
-            early_cond.notify_all()
-
-    def early_take(a):
-        """Wait until the first batch hands anchor ``a`` over, then publish it for the walk (stamped 0, as
-        the batch ran with the walls of before the first keep)."""
-        with early_cond:
-            early_cond.wait_for(lambda: a in early_ready or early.done())
-        if a not in early_ready:
-            early.result()          # the batch's error
-            raise RuntimeError(f"the first long batch ended without anchor {a}")
-        status[a] = 2
-        stamp[a] = 0
+        return long_on_thread(early_pool, batch)
 
     def start_beside(batch):
         """:func:`long_on_host` of ``batch`` on a thread of its own, beside the walk; returns the future of its publish.
@@ -1652,7 +1608,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             raise RuntimeError("a long batch beside the walk must start before the first keep")
         return long_on_thread(beside_pool, batch, beside_walk=True)
 
-    def long_on_thread(pool, batch, beside_walk=False, each=None):
+    def long_on_thread(pool, batch, beside_walk=False):
         """:func:`long_on_host` submitted to ``pool``, on a stream of its own; returns the future."""
         if hasattr(runner, "cp"):
             runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
@@ -1660,12 +1616,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         def run():
             from . import own_stream
             with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
-                return long_on_host(batch, beside_walk, each)
+                return long_on_host(batch, beside_walk)
         return pool.submit(run)
 
     sel_early = np.empty(n + 1, dtype=np.int64)
-    early_set, early_ready = set(), set()   # the first batch's anchors, and those handed to the walk (EARLY_EACH)
-    early_cond = threading.Condition()
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
     if stripes is None:
         stripes = min(STRIPES, max(1, host_threads // 2))
@@ -1767,7 +1721,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             kept.compact(status)
             if overlap and end < n and not pending:
                 pending.append(next_wave(end))
-            if early is not None and not EARLY_EACH:
+            if early is not None:
                 c0 = clock()
                 early.result()
                 early = None
@@ -1783,18 +1737,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     round_cells, held_now())
                 stats["walk_s"] += clock() - c0
                 progress(a)
-                if early is not None and a < end and status[a] == 6 and a in early_set:
-                    # the first batch's next anchor, once both its sides are done
-                    c0 = clock()
-                    early_take(a)
-                    stats["long_s"] += clock() - c0
-                    continue
-                if early is not None and a == end:
-                    # the first wave walked, the first batch's anchors with it: its end, and its counts
-                    c0 = clock()
-                    early.result()()
-                    early = None
-                    stats["long_s"] += clock() - c0
                 if abandoned is not None and (a == end or status[a] == 6):
                     # the batch the walk waits for (or that must end with the wave it belongs to)
                     c0 = clock()
