@@ -3,7 +3,7 @@
 
 Usage::
 
-    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16] [--probe MS]
+    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16] [--probe MS] [--sample MS]
 
 Wraps the calls where a strand's time goes (the seed and ungapped stages,
 the runner's inspections, executions and walls, the walk, each relayed
@@ -20,7 +20,9 @@ the small calls it makes per chunk. ``SETTINGS`` are :mod:`ab_settings`'s
 (``MODULE.NAME=VALUE,...``), applied before the warm-up. With
 ``--probe``, a thread times a tiny kernel every MS milliseconds
 (:class:`Probe`): how long a short kernel waited for the device during
-the pair. The twenty-ninth session's timelines (``bench/RESULTS.md``)
+the pair; with ``--sample``, another reads the strand threads' stacks
+every MS milliseconds (:class:`Sampler`): where a strand's thread was
+between the rows. The twenty-ninth session's timelines (``bench/RESULTS.md``)
 come from it.
 """
 
@@ -198,6 +200,66 @@ class Probe:
                       + "#" * min(int(w.max()), 60))
 
 
+class Sampler:
+    """The stacks of the threads that run ``extend_anchors``, every ``every`` seconds of a pair.
+
+    A background thread reads ``sys._current_frames()``; :meth:`print_runs`
+    prints, per strand thread, each run of samples whose innermost frames
+    (``depth`` of them, in the engine's package) stay the same for at least
+    ``least`` seconds: where a strand's thread spends the gaps between the
+    timeline's rows.
+    """
+
+    def __init__(self, every, depth=3, least=0.002):
+        self.every, self.depth, self.least = every, depth, least
+        self.rows, self.start = [], 0.0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _where(self, frame):
+        out = []
+        while frame is not None and len(out) < self.depth:
+            name = frame.f_code.co_filename
+            if "gpukernels" in name:
+                out.append(f"{os.path.basename(name)}:{frame.f_code.co_name}:{frame.f_lineno}")
+            frame = frame.f_back
+        return " < ".join(out)
+
+    def begin(self, start):
+        self.rows, self.start = [], start
+        self._stop.clear()
+        names = {t.ident: t.name for t in threading.enumerate()}
+
+        def run():
+            while not self._stop.is_set():
+                now = time.perf_counter() - self.start
+                for ident, frame in sys._current_frames().items():
+                    if ident not in names:
+                        names.update({t.ident: t.name for t in threading.enumerate()})
+                    self.rows.append((now, names.get(ident, "?"), self._where(frame)))
+                time.sleep(self.every)
+        self._thread = threading.Thread(target=run, name="sampler", daemon=True)
+        self._thread.start()
+
+    def end(self):
+        self._stop.set()
+        self._thread.join()
+
+    def print_runs(self, threads):
+        for thread in threads:
+            runs = []
+            for now, name, where in self.rows:
+                if name != thread:
+                    continue
+                if runs and runs[-1][2] == where:
+                    runs[-1][1] = now
+                else:
+                    runs.append([now, now, where])
+            for a, b, where in runs:
+                if b - a >= self.least:
+                    print(f"sample {a:7.3f} {b:7.3f} {1000 * (b - a):7.1f} ms  {thread[-24:]:24s} {where}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("target")
@@ -205,6 +267,8 @@ def main(argv=None):
     p.add_argument("settings", nargs="?", default="")
     p.add_argument("--pairs", type=int, default=2, help="pairs timed after the warm-up")
     p.add_argument("--threads", type=int, default=16)
+    p.add_argument("--sample", type=float, default=0.0, help="milliseconds between samples of the strand threads' "
+                   "stacks (Sampler; 0: none)")
     p.add_argument("--probe", type=float, default=0.0, help="milliseconds between probes of the device's wait "
                    "(Probe; 0: none)")
     args = p.parse_intermixed_args(argv)
@@ -218,19 +282,24 @@ def main(argv=None):
     t, q = read_fasta(args.target), read_fasta(args.query)
     align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
     probe = Probe(args.probe / 1000) if args.probe > 0 else None
+    sampler = Sampler(args.sample / 1000) if args.sample > 0 else None
     for k in range(args.pairs):
         timeline.begin()
-        if probe:
-            probe.begin(timeline.start)
+        for watch in (probe, sampler):
+            if watch:
+                watch.begin(timeline.start)
         align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
         total = time.perf_counter() - timeline.start
         timeline.on = False
-        if probe:
-            probe.end()
+        for watch in (probe, sampler):
+            if watch:
+                watch.end()
         print(f"\n== pair {k}: {total:.3f} s")
         timeline.print_pair()
         if probe:
             probe.print_bins()
+        if sampler:
+            sampler.print_runs(sorted({row[2] for row in timeline.rows if row[3] == "extend_anchors"}))
 
 
 if __name__ == "__main__":
