@@ -287,7 +287,9 @@ def relay_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, barrier
             a, z = max(d_from - t0, 0), max(d_to + 1 - t0, 0)
             # (a piece whose bytes stay elsewhere may keep its tables there too: None)
             own = (off[a:z].copy(), lo[a:z].copy()) if off is not None else (None, None)
-            pieces.append((tb, *own, d_from, d_to, int(st[ST_NTB]), entry_guess(*snap) if snap is not None else -1))
+            # (the guess where the path enters serves the host's walk ahead: none for bytes walked elsewhere)
+            guess = entry_guess(*snap) if snap is not None and not _elsewhere(tb) else -1
+            pieces.append((tb, *own, d_from, d_to, int(st[ST_NTB]), guess))
             cells += int(st[ST_CELLS]) - cells_mark
             best = int(st[ST_BEST]) + frame
             if st[ST_BI] + st[ST_BJ] > checked:
