@@ -3,7 +3,7 @@
 
 Usage::
 
-    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16] [--probe MS] [--sample MS]
+    python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16] [--probe MS] [--sample MS] [--waves]
 
 Wraps the calls where a strand's time goes (the seed and ungapped stages,
 the runner's inspections, executions and walls, the walk, each relayed
@@ -22,7 +22,8 @@ the small calls it makes per chunk. ``SETTINGS`` are :mod:`ab_settings`'s
 (:class:`Probe`): how long a short kernel waited for the device during
 the pair; with ``--sample``, another reads the strand threads' stacks
 every MS milliseconds (:class:`Sampler`): where a strand's thread was
-between the rows. The twenty-ninth session's timelines (``bench/RESULTS.md``)
+between the rows; with ``--waves``, each strand's waves with their cells and
+seconds (:func:`wave_rows`). The twenty-ninth session's timelines (``bench/RESULTS.md``)
 come from it.
 """
 
@@ -98,6 +99,22 @@ class Timeline:
         print(f"relay chunks swept {swept / 1e6:.1f} M cells for relayed sides of {sides / 1e6:.1f} M")
         for (thread, label), seconds in sorted(self.summed.items()):
             print(f"summed {thread[-24:]:24s} {label:16s} {1000 * seconds:7.1f} ms")
+
+
+def wave_rows(strand, trace):
+    """Lines for one strand's ``gapped.last_stats()["trace"]``: each wave, round or long batch the GPU ran.
+
+    A row's kind (0 wave, 1 wide round, 2 round of abandoned anchors, 3 long batch), its anchors,
+    the longest side's explored and best anti-diagonals, the cells of all its sides, and its
+    inspector and executor seconds (a long batch's seconds in the first).
+    """
+    out = []
+    for row in trace:
+        kind, anchors, explored, best, cells, insp, exe = row
+        rate = f"{cells / insp:.2e} cells/s" if insp > 0 else ""
+        out.append(f"wave {strand} kind={int(kind)} anchors={int(anchors)} explored={int(explored)} best={int(best)} "
+                   f"cells={cells / 1e6:.1f}M inspect={1000 * insp:.1f}ms execute={1000 * exe:.1f}ms {rate}")
+    return out
 
 
 def _detail(label, args, out):
@@ -269,6 +286,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=16)
     p.add_argument("--sample", type=float, default=0.0, help="milliseconds between samples of the strand threads' "
                    "stacks (Sampler; 0: none)")
+    p.add_argument("--waves", action="store_true", help="print each strand's waves, rounds and long batches too "
+                   "(wave_rows)")
     p.add_argument("--probe", type=float, default=0.0, help="milliseconds between probes of the device's wait "
                    "(Probe; 0: none)")
     args = p.parse_intermixed_args(argv)
@@ -280,6 +299,16 @@ def main(argv=None):
     timeline = Timeline()
     instrument(timeline)
     t, q = read_fasta(args.target), read_fasta(args.query)
+    waves = {}
+    if args.waves:
+        from gpukernels.gpu import gapped
+        extend = gapped.extend_anchors
+
+        def kept_stats(*a, **k):
+            out = extend(*a, **k)
+            waves["+" if a[1] is q.codes else "-"] = gapped.last_stats().get("trace", ())
+            return out
+        gapped.extend_anchors = kept_stats
     align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
     probe = Probe(args.probe / 1000) if args.probe > 0 else None
     sampler = Sampler(args.sample / 1000) if args.sample > 0 else None
@@ -300,6 +329,8 @@ def main(argv=None):
             probe.print_bins()
         if sampler:
             sampler.print_runs(sorted({row[2] for row in timeline.rows if row[3] == "extend_anchors"}))
+        for strand, trace in sorted(waves.items()):
+            print("\n".join(wave_rows(strand, trace)))
 
 
 if __name__ == "__main__":

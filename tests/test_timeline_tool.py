@@ -6,7 +6,7 @@ import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 
-from timeline import Timeline, instrument  # noqa: E402
+from timeline import Sampler, Timeline, instrument, wave_rows  # noqa: E402
 
 
 def test_wrapped_calls_are_clocked_only_while_on_and_keep_their_results():
@@ -41,3 +41,30 @@ def test_the_relay_profile_names_calls_that_exist(monkeypatch):
                         lambda self, owner, name, label=None, after=None: found.append(getattr(owner, name)))
     relay_profile.instrument(relay_profile.Clocks())
     assert len(found) >= 4
+
+
+def test_wave_rows_give_each_speculation_and_its_rate():
+    (line,) = wave_rows("-", [(0, 4096, 9481, 6670, 4.6e9, 0.032, 0.024)])
+    assert line.startswith("wave - kind=0 anchors=4096 explored=9481 best=6670 cells=4600.0M inspect=32.0ms")
+    assert line.endswith("1.44e+11 cells/s")
+
+
+def test_the_sampler_sees_a_waiting_thread_as_one_run(capsys):
+    """A thread that waits 50 ms in one place is one run of samples, printed under its name."""
+    import threading
+    import time
+    sampler = Sampler(0.001, least=0.01)
+    gate = threading.Event()
+
+    def sleeper():
+        gate.wait()
+        time.sleep(0.05)
+    worker = threading.Thread(target=sleeper, name="strand")
+    worker.start()
+    sampler.begin(time.perf_counter())
+    gate.set()
+    worker.join()
+    sampler.end()
+    sampler.print_runs(["strand"])
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("sample")]
+    assert float(line.split()[3]) >= 10.0 and line.split()[5] == "strand"
