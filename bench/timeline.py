@@ -160,7 +160,36 @@ def instrument(timeline):
     timeline.put(runner.DeviceRunner, "_launch", chunk_launch)
 
 
-class Probe:
+class _Every:
+    """A background thread that runs a step every ``every`` seconds from :meth:`begin` to :meth:`end`,
+    its rows timed from ``start`` (the pair's)."""
+
+    def __init__(self, every):
+        self.every = every
+        self.rows, self.start = [], 0.0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _loop(self, start, step, name, context=None):
+        """Start the thread: ``step()`` until :meth:`end`, within ``context()`` where given."""
+        self.rows, self.start = [], start
+        self._stop.clear()
+
+        def run():
+            import contextlib
+            with (context or contextlib.nullcontext)():
+                while not self._stop.is_set():
+                    step()
+                    time.sleep(self.every)
+        self._thread = threading.Thread(target=run, name=name, daemon=True)
+        self._thread.start()
+
+    def end(self):
+        self._stop.set()
+        self._thread.join()
+
+
+class Probe(_Every):
     """How long a tiny kernel waits for the device, every ``every`` seconds of a pair, on a stream of the greatest priority.
 
     A background thread launches a one-block kernel and waits for it; its
@@ -170,37 +199,24 @@ class Probe:
     """
 
     def __init__(self, every, bin_s=0.02):
-        self.every, self.bin_s = every, bin_s
-        self.rows, self.start = [], 0.0
-        self._stop = threading.Event()
-        self._thread = None
+        super().__init__(every)
+        self.bin_s = bin_s
 
     def begin(self, start):
+        import functools
         import cupy as cp
         from gpukernels.gpu import own_stream
-        self.rows, self.start = [], start
-        self._stop.clear()
         kernel = cp.ElementwiseKernel("int32 x", "int32 y", "y = x + 1", "probe_tiny")
         x = cp.zeros(1, dtype=cp.int32)
-        device = cp.cuda.Device().id
+        kernel(x, x)                    # compiled here, not in the first probe
+        cp.cuda.get_current_stream().synchronize()
 
-        def run():
-            with own_stream(device) as stream:
-                kernel(x, x)
-                stream.synchronize()
-                while not self._stop.is_set():
-                    c0 = time.perf_counter()
-                    kernel(x, x)
-                    stream.synchronize()
-                    c1 = time.perf_counter()
-                    self.rows.append((c0 - self.start, c1 - c0))
-                    time.sleep(self.every)
-        self._thread = threading.Thread(target=run, name="probe", daemon=True)
-        self._thread.start()
-
-    def end(self):
-        self._stop.set()
-        self._thread.join()
+        def step():
+            c0 = time.perf_counter()
+            kernel(x, x)
+            cp.cuda.get_current_stream().synchronize()
+            self.rows.append((c0 - self.start, time.perf_counter() - c0))
+        self._loop(start, step, "probe", functools.partial(own_stream, cp.cuda.Device().id))
 
     def print_bins(self):
         import numpy as np
@@ -217,7 +233,7 @@ class Probe:
                       + "#" * min(int(w.max()), 60))
 
 
-class Sampler:
+class Sampler(_Every):
     """The stacks of the threads that run ``extend_anchors``, every ``every`` seconds of a pair.
 
     A background thread reads ``sys._current_frames()``; :meth:`print_runs`
@@ -228,10 +244,8 @@ class Sampler:
     """
 
     def __init__(self, every, depth=3, least=0.002):
-        self.every, self.depth, self.least = every, depth, least
-        self.rows, self.start = [], 0.0
-        self._stop = threading.Event()
-        self._thread = None
+        super().__init__(every)
+        self.depth, self.least = depth, least
 
     def _where(self, frame):
         out = []
@@ -243,24 +257,15 @@ class Sampler:
         return " < ".join(out)
 
     def begin(self, start):
-        self.rows, self.start = [], start
-        self._stop.clear()
         names = {t.ident: t.name for t in threading.enumerate()}
 
-        def run():
-            while not self._stop.is_set():
-                now = time.perf_counter() - self.start
-                for ident, frame in sys._current_frames().items():
-                    if ident not in names:
-                        names.update({t.ident: t.name for t in threading.enumerate()})
-                    self.rows.append((now, names.get(ident, "?"), self._where(frame)))
-                time.sleep(self.every)
-        self._thread = threading.Thread(target=run, name="sampler", daemon=True)
-        self._thread.start()
-
-    def end(self):
-        self._stop.set()
-        self._thread.join()
+        def step():
+            now = time.perf_counter() - self.start
+            for ident, frame in sys._current_frames().items():
+                if ident not in names:
+                    names.update({t.ident: t.name for t in threading.enumerate()})
+                self.rows.append((now, names.get(ident, "?"), self._where(frame)))
+        self._loop(start, step, "sampler")
 
     def print_runs(self, threads):
         for thread in threads:
