@@ -769,10 +769,11 @@ class DeviceRunner:
             # with the table of the chunks' own anti-diagonals that it reads
             pack = None
             if RELAY_PACK:
-                packed, packed_at = self._packed_bytes(tb, tbb[:n] + base, nbytes, copy=not RELAY_PACK_IN_TABLE)
+                own_at = tbb[:n] + base         # each chunk's own bytes in the launch's buffer
+                packed, packed_at = self._packed_bytes(tb, own_at, nbytes, copy=not RELAY_PACK_IN_TABLE)
                 byte0 = packed_at - base        # where each chunk's byte 0 would lie in the packed buffer
                 if RELAY_PACK_IN_TABLE:
-                    pack = (tb, tbb[:n] + base, packed, packed_at, nbytes)
+                    pack = (tb, own_at, packed, packed_at, nbytes)
                 tb = packed
             else:
                 byte0 = tbb
