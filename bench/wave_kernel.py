@@ -47,6 +47,8 @@ def main(argv=None):
     p.add_argument("--exec-walls", choices=("none", "end"), default="none",
                    help="walls of the executor's part: none (those the first wave saw) or the end of the run's")
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--grids", default="", help="also time ydrop16 with the launch's blocks scaled by each "
+                   "of these comma-separated factors (0.5: half the warps a multiprocessor)")
     p.add_argument("--save", help="write the inspector's results (end-of-run walls) to this .npy file")
     args = p.parse_args(argv)
 
@@ -57,21 +59,22 @@ def main(argv=None):
     from gpukernels.gpu import runner as gr
     from gpu_timing import gpu_seconds
 
-    captured, seen = [], []
+    captured, seen, sizes = [], [], []
     inspect = gr.DeviceRunner.inspect
 
-    def keep_first(self, tasks, wide=False):
-        if not wide and len(tasks) == args.sides:
+    def keep_first(self, tasks, wide=False, dcap=None):
+        sizes.append(len(tasks))
+        if not wide and dcap is None and len(tasks) == args.sides:
             seen.append(1)
             if len(seen) == args.nth:
                 captured.append((self, np.array(tasks)))
-        return inspect(self, tasks, wide)
+        return inspect(self, tasks, wide, dcap=dcap)
 
     gr.DeviceRunner.inspect = keep_first
     align(read_fasta(args.target), read_fasta(args.query), AlignOptions(), backend="gpu")
     gr.DeviceRunner.inspect = inspect
     if not captured:
-        raise SystemExit(f"no inspector launch of {args.sides} sides")
+        raise SystemExit(f"no inspector launch of {args.sides} sides; launches of {sorted(set(sizes))[-12:]}")
     runner, tasks = captured[0]
     n, band = len(tasks), gr.BANDS[0]
     d_tasks = cp.asarray(tasks)
@@ -110,6 +113,32 @@ def main(argv=None):
             ms = timed(inspector(walls, nslot, kernel == "ydrop16"))
             cells = int(res.get()[:, gr.R_CELLS].sum())
             print(f"| {kernel} | {name} | {ms:.2f} | {cells:,} | {cells / ms / 1e6:.1f} |")
+    if runner.pairs16 and args.grids:
+        # the inspector's throughput against the warps resident on a multiprocessor
+        key = (band, False, "ydrop16")
+        runner._kernel(*key)
+        k, tpb, threads, smem, grid = runner._kernels[key]
+        for f in (float(x) for x in args.grids.split(",")):
+            runner._kernels[key] = (k, tpb, threads, smem, max(1, int(grid * f)))
+            ms = timed(inspector(runner.walls, 4, True))
+            cells = int(res.get()[:, gr.R_CELLS].sum())
+            print(f"| ydrop16, blocks x{f:g} ({max(1, int(grid * f))} of {tpb} warps) | end of run | {ms:.2f} "
+                  f"| {cells:,} | {cells / ms / 1e6:.1f} |")
+        runner._kernels[key] = (k, tpb, threads, smem, grid)
+        # the wave's tail: its sides with the most anti-diagonals alone, and the wave without them
+        r0 = res.get()
+        span = r0[:, gr.R_DIAGS]
+        top = np.argsort(-span, kind="stable")[:args.long]
+        rest = np.setdiff1d(np.arange(n), top)
+        for label, sel in (("longest", top), ("without them", rest)):
+            sel_tasks, sel_res = cp.asarray(tasks[sel]), cp.empty((len(sel), gr.R_N), dtype=cp.int64)
+
+            def launch_sel(sel_tasks=sel_tasks, sel_res=sel_res):
+                runner._launch(sel_tasks, 0, band, False, res=sel_res, pairs16=True)
+            ms = timed(launch_sel, runner.walls)
+            cells = int(sel_res.get()[:, gr.R_CELLS].sum())
+            print(f"| ydrop16, the {args.long} {label} ({len(sel)} sides) | end of run | {ms:.2f} | {cells:,} "
+                  f"| {cells / ms / 1e6:.1f} |")
     if runner.pairs16:
         # the 16-bit pairs against ydrop, result by result, with the walls of the end of the run
         other = cp.empty_like(res)

@@ -593,7 +593,8 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 // (lo >= min(lo1, lo2 + 1), hi <= max(hi1, hi2) + 1), so the rows hold 2 * band cells and never
 // wrap onto themselves. A side reads its walls only where the wall grid marks a block within
 // reach of its first dcap anti-diagonals (walls_in_reach; 95 % of a pair's cells read none
-// early in its run), and a row's last two slots only where its second is taken. The best needs no test
+// early in its run): such a side runs a build of the task with no wall code at all (pairs16_task's
+// WALLS; 9-12 % off both kernels' time on a wave), and a row's last two slots only where its second is taken. The best needs no test
 // per cell: a thread keeps the largest live H it wrote, and only an anti-diagonal whose largest
 // reaches the best (the y-drop tail, 98 % of the cells, never does) is swept again cell by cell
 // for ydrop's rule (a substitution cell, the smallest i of the largest); the executor (exec16, up to
@@ -715,7 +716,7 @@ __device__ __forceinline__ unsigned differ16x2(unsigned a, unsigned b)
 // dead, since an E or F below neg needs a dead cell before it, whose E and F are dead too). The bytes
 // of live cells are ydrop's; a byte's E or F bit may differ where that E or F is dead, which no path
 // reads (a path in a gap stays above the floor). No results are written.
-template <bool EXEC>
+template <bool EXEC, bool WALLS>
 __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                              const long long* __restrict__ tasks, int task, const int* mat,
                                              int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -743,7 +744,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     if (EXEC && ex.dump_w > 0 && ex.slots[2 * task] >= 0)
         keep = ex.dump + ex.slots[2 * task] * ((long long)DUMP_HEAD + 4LL * (ex.dump_w + 2));
     if (keep && lane == 0) keep[0] = -1;
-    const bool walls_on = walls_in_reach(grid, wt0, ts, tn, wq0, qs, qn, EXEC ? dstop : dcap);
+    constexpr bool walls_on = WALLS;   // pairs16_kernel's test of the wall grid (walls_in_reach)
     const int mask = band - 1;   // cell c in word (c >> 1) & mask, half c & 1: 2 * band cells a row
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int neg = -(ydrop + 1402);
@@ -820,10 +821,12 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
             dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
             if (bar_here) dead |= (d - 2 * c == bar ? 0xffffu : 0u) | (d - 2 * c - 2 == bar ? 0xffff0000u : 0u);
-            const int lq = wq0i + qs * c, j0 = d - c;
-            const bool more = walls_on && __any_sync(FULL, (r.a0.w | r.a1.w) != 0);
-            if (walled16(r.a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
-            if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
+            if (WALLS) {
+                const int lq = wq0i + qs * c, j0 = d - c;
+                const bool more = __any_sync(FULL, (r.a0.w | r.a1.w) != 0);
+                if (walled16(r.a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
+                if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
+            }
             const unsigned hk = kill16x2(h, dead, neg2);
             rows[hC + w] = hk;
             rows[eA + w] = kill16x2(e, dead, neg2);
@@ -931,7 +934,15 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        pairs16_task<EXEC>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid, ex);
+        // a side whose reach holds no wall runs the build without the wall reads (uniform over the warp)
+        const long long* tp = tasks + 9LL * task;
+        const int reach = EXEC ? (int)min(ex.dstop[task], (long long)(1 << 30)) : dcap;
+        if (walls_in_reach(grid, tp[8], (int)tp[1], (int)tp[2], tp[7], (int)tp[4], (int)tp[5], reach))
+            pairs16_task<EXEC, true>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows,
+                                     grid, ex);
+        else
+            pairs16_task<EXEC, false>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows,
+                                      grid, ex);
         __syncwarp();
     }
 }

@@ -10,7 +10,15 @@
 // Letters per lane in the steps of a pass after its first: such a step scores 32 * LPL letters with
 // two warp scans (the first step, one letter per lane, ends most passes: they stop a few dozen
 // letters past the end of the similarity).
+#ifndef LPL
 #define LPL 4
+#endif
+
+// Letters per lane read before any is counted in an HSP's identity count (a megabase HSP's count is
+// its warp's longest loop: its loads in flight together, not one after another).
+#ifndef COUNT_UNROLL
+#define COUNT_UNROLL 8
+#endif
 
 // One step of an x-drop pass: letters c .. c + 32 * K - 1 (those below L), K consecutive ones per
 // lane. The lane sums and maxima of its own letters, then one exclusive sum and one inclusive
@@ -150,10 +158,20 @@ extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn
         long long o = perm[h];
         if (end > start && left + right >= min_score) {
             int c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-            for (long long x = start + lane; x < end; x += 32) {
-                int c = q[x];
-                if (c < 4 && t[x + diag] == c) {
-                    c0 += c == 0; c1 += c == 1; c2 += c == 2; c3 += c == 3;
+            for (long long x = start + lane; x < end; x += 32 * COUNT_UNROLL) {
+                int cq[COUNT_UNROLL], ct[COUNT_UNROLL];
+#pragma unroll
+                for (int u = 0; u < COUNT_UNROLL; ++u) {
+                    const long long y = x + 32 * u;
+                    cq[u] = y < end ? q[y] : 4;
+                    ct[u] = y < end ? t[y + diag] : 5;
+                }
+#pragma unroll
+                for (int u = 0; u < COUNT_UNROLL; ++u) {
+                    const int c = cq[u];
+                    if (c < 4 && ct[u] == c) {
+                        c0 += c == 0; c1 += c == 1; c2 += c == 2; c3 += c == 3;
+                    }
                 }
             }
             for (int off = 16; off > 0; off >>= 1) {
