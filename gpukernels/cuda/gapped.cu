@@ -199,6 +199,34 @@ __device__ __forceinline__ bool on_wall(int4 wa, int4 wb, const int* w, int nslo
     return hit;
 }
 
+// A reach of more grid blocks than this is not tested (walls_in_reach).
+#define GRID_TEST_MAX 4096
+
+// The wall grid: bit tb * cols + qb marks a block of 2^shift target rows by 2^shift query positions
+// that holds a wall (kernel wall_grid_mark; never cleared, so it covers any snapshot of the walls).
+struct WallGrid { const unsigned* bits; int shift, cols, qmax; };
+
+// Does a block of the grid that the side's first dcap anti-diagonals can reach (target rows wt0 +
+// ts j, query positions wq0 + qs i, i and j up to dcap) hold a wall? Uniform over the warp.
+__device__ __forceinline__ bool walls_in_reach(const WallGrid& g, long long wt0, int ts, int tn, long long wq0,
+                                               int qs, int qn, int dcap)
+{
+    long long ra = wt0, rb = wt0 + (long long)ts * min(tn, dcap);
+    long long qa = wq0, qb = wq0 + (long long)qs * min(qn, dcap);
+    if (ra > rb) { const long long x = ra; ra = rb; rb = x; }
+    if (qa > qb) { const long long x = qa; qa = qb; qb = x; }
+    qa = max(qa, 0LL); qb = min(qb, (long long)g.qmax);
+    const long long t0 = max(ra, 0LL) >> g.shift, t1 = rb >> g.shift, q0 = qa >> g.shift, q1 = qb >> g.shift;
+    const long long nq = q1 - q0 + 1, n = nq * (t1 - t0 + 1);
+    if (n > GRID_TEST_MAX) return true;   // a reach too wide to test (a round's whole side): walls assumed
+    bool hit = false;
+    for (long long x = threadIdx.x & 31; x < n && !hit; x += 32) {
+        const long long bit = (t0 + x / nq) * g.cols + q0 + x % nq;
+        hit = (g.bits[bit >> 5] >> (bit & 31)) & 1u;
+    }
+    return __any_sync(FULL, hit);
+}
+
 // Loads that stay where they are written (a plain load whose value is used only behind a branch
 // may be moved behind it, and then waits there): the inspector's reads one step ahead, and a
 // cell's second wall word, which the general cell loop reads before its rules.
@@ -222,7 +250,7 @@ __device__ __forceinline__ int load_ahead(const unsigned char* p)
 // row are read one step ahead, while the step before computes: each costs a trip to L2 (the
 // rows of shared memory leave the L1 cache little room), which the step's own reads would wait
 // on. nlo, nhi, dbest and dbi are the thread's share, as in the cell loop.
-template <bool WIDE>
+template <bool WIDE, bool WALLS>
 __device__ __forceinline__ void score_antidiagonal(
     int d, int lo, int hi, int rank, int gsize, int mask, const unsigned char* tlet, const unsigned char* qlet, int ts,
     int qs, int tn, int qn, const Slots4* wall4, int wq0i, int bar, const int* mat, int goe, int gap_ext, int floor1,
@@ -234,13 +262,15 @@ __device__ __forceinline__ void score_antidiagonal(
         const int j = d - i;
         tc = tn > 0 ? load_ahead(tlet + ts * max(j - 1, 0)) : 0;
         qc = qn > 0 ? load_ahead(qlet + qs * max(i - 1, 0)) : 0;
-        const Slots4* row = wall4 + ts * j;
-        wa = load_ahead(&row->a);
-        wb = load_ahead(&row->b);
+        if (WALLS) {
+            const Slots4* row = wall4 + ts * j;
+            wa = load_ahead(&row->a);
+            wb = load_ahead(&row->b);
+        }
     };
     int i = lo + rank < hi ? lo + rank : lo;   // a thread past hi reads cell lo
     int tc, qc;
-    int4 wa, wb;
+    int4 wa = make_int4(0, 0, 0, 0), wb = wa;
     fetch(i, tc, qc, wa, wb);
     for (int base = lo; base < hi; base += gsize) {
         if (WIDE && base + (rank & ~31) >= hi) break;
@@ -259,7 +289,8 @@ __device__ __forceinline__ void score_antidiagonal(
             const int f = in_range(lo1, hi1, i - 1) ? max(max(hleft - goe, fleft - gap_ext), NEG) : NEG;
             const int g = max(e, f);
             const int h = max(sub, g);
-            const bool dead = h < floor1 || j - i == bar || (wa.y != 0 && on_wall(wa, wb, nullptr, 4, wq0i + qs * i));
+            const bool dead = h < floor1 || j - i == bar ||
+                              (WALLS && wa.y != 0 && on_wall(wa, wb, nullptr, 4, wq0i + qs * i));
             const int x = i & mask;
             HC[x] = dead ? NEG : h; EA[x] = dead ? NEG : e; FA[x] = dead ? NEG : f;
             if (!dead) {
@@ -324,8 +355,9 @@ __device__ __forceinline__ void write_results(long long* __restrict__ res, int t
 // SCORE: mode 0 with 4 wall slots compiled on its own (the inspector of the waves, where 98 % of
 // the cells lie): no traceback bits, kept rows or stops, and its anti-diagonals swept by
 // score_antidiagonal. SLOTS4: 4 wall slots (gpukernels.gapped.WALL_SLOTS), known to the compiler (the
-// other count's address arithmetic, even predicated off, costs issue slots of every cell).
-template <bool WIDE, bool CHUNK, bool SCORE, bool SLOTS4>
+// other count's address arithmetic, even predicated off, costs issue slots of every cell). WALLS false:
+// a side whose reach holds no wall (walls_in_reach, blocks only), built with no wall reads.
+template <bool WIDE, bool CHUNK, bool SCORE, bool SLOTS4, bool WALLS = true>
 __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                  const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
                                  int msize, int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -418,7 +450,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         const int* EB = rows + eB; int* EA = rows + eA;
         const int* FB = rows + fB; int* FA = rows + fA;
         if (SCORE)
-            score_antidiagonal<WIDE>(d, lo, hi, rank, gsize, mask, tlet, qlet, ts, qs, tn, qn, wall4, wq0i, bar, mat, goe,
+            score_antidiagonal<WIDE, WALLS>(d, lo, hi, rank, gsize, mask, tlet, qlet, ts, qs, tn, qn, wall4, wq0i, bar, mat, goe,
                                      gap_ext, floor1, lo1, hi1, lo2, hi2, HA, HB, HC, EB, EA, FB, FA, nlo, nhi, dbest,
                                      dbi);
         else for (int base = lo; base < hi; base += gsize) {
@@ -439,7 +471,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
             const int* w = wall0;   // the row, where nslot is not 4
             int4 wa = make_int4(0, 0, 0, 0), wb = wa;
-            if (nslot == 4) {
+            if (!WALLS) {
+            } else if (nslot == 4) {
                 wa = load_ahead(&wall4[ts * j].a);
                 wb = load_ahead(&wall4[ts * j].b);
             } else {
@@ -449,7 +482,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             const int hdiag = HA[(i - 1) & mask], hup = HB[i & mask], eup = EB[i & mask];
             const int hleft = HB[(i - 1) & mask], fleft = FB[(i - 1) & mask];
             if (base + rank >= hi) break;
-            const bool walled = wa.y != 0 && on_wall(wa, wb, w, nslot, wq0i + qs * i);
+            const bool walled = WALLS && wa.y != 0 && on_wall(wa, wb, w, nslot, wq0i + qs * i);
             const int x = i & mask;
             int sub = NEG;
             if (i >= 1 && j >= 1 && i - 1 >= lo2 && i - 1 < hi2 && hdiag > NEG) sub = hdiag + mat[tc << 3 | qc];
@@ -524,6 +557,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
 
 // One task in the build of ydrop_task that fits it: the inspector's own (SCORE) for mode 0 with
 // 4 wall slots, outside relay chunks; the general one with 4 slots known; any other slot count.
+// walls_near false (blocks only, 4 slots): no wall lies within the task's reach, the build without wall reads.
 template <bool WIDE, bool CHUNK>
 __device__ __forceinline__ void run_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                          const long long* __restrict__ tasks, int task, const int* __restrict__ mat,
@@ -534,11 +568,19 @@ __device__ __forceinline__ void run_task(const unsigned char* __restrict__ t, co
                                          unsigned char* __restrict__ tb, int* __restrict__ tb_lo,
                                          long long* __restrict__ tb_off, const long long* __restrict__ dump_at,
                                          const long long* __restrict__ slots, int* __restrict__ dump, int dump_w,
-                                         int* rows, Red* red)
+                                         int* rows, Red* red, bool walls_near = true)
 {
-    if (nslot != 4) ydrop_task<WIDE, CHUNK, false, false>(YDROP_ARGS, rows, red);
-    else if (!CHUNK && mode == 0) ydrop_task<WIDE, false, true, true>(YDROP_ARGS, rows, red);
-    else ydrop_task<WIDE, CHUNK, false, true>(YDROP_ARGS, rows, red);
+    if (nslot != 4) {
+        ydrop_task<WIDE, CHUNK, false, false>(YDROP_ARGS, rows, red);
+    } else if (!CHUNK && mode == 0) {
+        if constexpr (WIDE)
+            if (!walls_near) return ydrop_task<WIDE, false, true, true, false>(YDROP_ARGS, rows, red);
+        ydrop_task<WIDE, false, true, true>(YDROP_ARGS, rows, red);
+    } else {
+        if constexpr (WIDE)
+            if (!walls_near) return ydrop_task<WIDE, CHUNK, false, true, false>(YDROP_ARGS, rows, red);
+        ydrop_task<WIDE, CHUNK, false, true>(YDROP_ARGS, rows, red);
+    }
 }
 
 // The substitution scores sit in mat[64] in rows of 8 (msize <= 8, checked by the host), so a
@@ -656,30 +698,6 @@ __device__ __forceinline__ void pair_reads(PairReads& r, int d, int k, const Sid
     } else {
         r.a0 = r.a1 = make_int4(0, 0, 0, 0);
     }
-}
-
-// The wall grid: bit tb * cols + qb marks a block of 2^shift target rows by 2^shift query positions
-// that holds a wall (kernel wall_grid_mark; never cleared, so it covers any snapshot of the walls).
-struct WallGrid { const unsigned* bits; int shift, cols, qmax; };
-
-// Does a block of the grid that the side's first dcap anti-diagonals can reach (target rows wt0 +
-// ts j, query positions wq0 + qs i, i and j up to dcap) hold a wall? Uniform over the warp.
-__device__ __forceinline__ bool walls_in_reach(const WallGrid& g, long long wt0, int ts, int tn, long long wq0,
-                                               int qs, int qn, int dcap)
-{
-    long long ra = wt0, rb = wt0 + (long long)ts * min(tn, dcap);
-    long long qa = wq0, qb = wq0 + (long long)qs * min(qn, dcap);
-    if (ra > rb) { const long long x = ra; ra = rb; rb = x; }
-    if (qa > qb) { const long long x = qa; qa = qb; qb = x; }
-    qa = max(qa, 0LL); qb = min(qb, (long long)g.qmax);
-    const long long t0 = max(ra, 0LL) >> g.shift, t1 = rb >> g.shift, q0 = qa >> g.shift, q1 = qb >> g.shift;
-    const long long nq = q1 - q0 + 1, n = nq * (t1 - t0 + 1);
-    bool hit = false;
-    for (long long x = threadIdx.x & 31; x < n && !hit; x += 32) {
-        const long long bit = (t0 + x / nq) * g.cols + q0 + x % nq;
-        hit = (g.bits[bit >> 5] >> (bit & 31)) & 1u;
-    }
-    return __any_sync(FULL, hit);
 }
 
 // Is query position lq inside one of a wall row's first two slots (a), or, where the second is
@@ -972,22 +990,35 @@ extern "C" __global__ void wall_grid_mark(const int* __restrict__ walls, long lo
 }
 
 // One block per task (blockDim.x a multiple of 32, at most 1024; MAT_INTS + 7 * band ints of dynamic
-// shared memory).
+// shared memory). The wall grid as the warp kernels' (grid_bits null: not kept, walls assumed): a task
+// whose reach, its anti-diagonals up to its stop or cap, holds no wall runs without wall reads.
+#define WIDE_PARAMS YDROP_PARAMS, const unsigned* __restrict__ grid_bits, int grid_shift, int grid_cols, int grid_qmax
+#define WIDE_ARGS YDROP_ARGS_IN, grid_bits, grid_shift, grid_cols, grid_qmax
+
 template <bool CHUNK>
-__device__ __forceinline__ void wide_block(YDROP_PARAMS)
+__device__ __forceinline__ void wide_block(WIDE_PARAMS)
 {
     __shared__ Red red[2 * 32];
     int* mat = load_matrix(matrix, msize);
     int* rows = dyn_smem + MAT_INTS;
     const int task = blockIdx.x;
     if (task >= ntasks) return;
-    run_task<true, CHUNK>(YDROP_ARGS, rows, red);
+    bool near = true;
+    if (grid_bits != nullptr && nslot == 4) {
+        const long long* tp = tasks + 9LL * task;
+        long long reach = (mode == 1 || CHUNK) ? dstop_arr[task] : (1LL << 62);
+        if (mode != 1) reach = min(reach, (long long)dcap);
+        const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
+        near = walls_in_reach(grid, tp[8], (int)tp[1], (int)tp[2], tp[7], (int)tp[4], (int)tp[5],
+                              (int)min(reach, (long long)(1 << 30)));
+    }
+    run_task<true, CHUNK>(YDROP_ARGS, rows, red, near);
 }
 
-extern "C" __global__ void ydrop_wide(YDROP_PARAMS) { wide_block<false>(YDROP_ARGS_IN); }
+extern "C" __global__ void ydrop_wide(WIDE_PARAMS) { wide_block<false>(WIDE_ARGS); }
 
 // ydrop_wide for relay chunks (mode 3; dump_at and dump in use).
-extern "C" __global__ void ydrop_chunk(YDROP_PARAMS) { wide_block<true>(YDROP_ARGS_IN); }
+extern "C" __global__ void ydrop_chunk(WIDE_PARAMS) { wide_block<true>(WIDE_ARGS); }
 
 // After a mode 2 launch, gridDim.y blocks per task: copy the task's traceback bytes up to its
 // best anti-diagonal (R_CELLS_AT_BEST of them) to out_tb, and its anti-diagonal rows 0..best

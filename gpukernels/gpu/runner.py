@@ -24,6 +24,7 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.relay import rows_region, same_state
 
+
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
 #: anti-diagonals an inspector side may run before it is left to the host
@@ -77,6 +78,10 @@ EXEC16 = True
 #: would pass GRID_BITS bits
 GRID_SHIFT = 12
 GRID_BITS = 1 << 26
+#: the blocks' kernels (``ydrop_wide``, ``ydrop_chunk``: rounds, relay chunks, the executor's long chains)
+#: read the wall grid too: a task whose reach, up to its stop or cap, holds no marked block runs a build
+#: with no wall reads (as the warp kernels in 16-bit pairs do)
+WIDE_GRID = True
 #: the executor's warps take their tasks longest first (anti-diagonals up to the best plus the warp's
 #: steps over their cells), so the longest chains start first
 EXEC_LONGEST_FIRST = True
@@ -402,6 +407,10 @@ class DeviceRunner:
             blocks = min(blocks, grid)
         if name16:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
+        elif wide:
+            grid_on = WIDE_GRID and self.pairs16   # the grid is kept (set_walls) where the pairs are
+            args += (self.wall_grid if grid_on else np.uint64(0), np.int32(self.grid_shift), np.int32(self.grid_cols),
+                     np.int32(len(self.q)))
         k((blocks,), (threads,), args, shared_mem=smem)
         self.launches += 1
 
