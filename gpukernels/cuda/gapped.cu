@@ -206,13 +206,13 @@ __device__ __forceinline__ bool on_wall(int4 wa, int4 wb, const int* w, int nslo
 // that holds a wall (kernel wall_grid_mark; never cleared, so it covers any snapshot of the walls).
 struct WallGrid { const unsigned* bits; int shift, cols, qmax; };
 
-// Does a block of the grid that the side's first dcap anti-diagonals can reach (target rows wt0 +
-// ts j, query positions wq0 + qs i, i and j up to dcap) hold a wall? Uniform over the warp.
-__device__ __forceinline__ bool walls_in_reach(const WallGrid& g, long long wt0, int ts, int tn, long long wq0,
-                                               int qs, int qn, int dcap)
+// Does a block of the grid that holds target rows wt0 + ts j, j in [j0, j1], by query positions
+// wq0 + qs i, i in [i0, i1], hold a wall? Uniform over the warp (every warp of a block alike).
+__device__ __forceinline__ bool walls_in_box(const WallGrid& g, long long wt0, int ts, long long j0, long long j1,
+                                             long long wq0, int qs, long long i0, long long i1)
 {
-    long long ra = wt0, rb = wt0 + (long long)ts * min(tn, dcap);
-    long long qa = wq0, qb = wq0 + (long long)qs * min(qn, dcap);
+    long long ra = wt0 + ts * j0, rb = wt0 + ts * j1;
+    long long qa = wq0 + qs * i0, qb = wq0 + qs * i1;
     if (ra > rb) { const long long x = ra; ra = rb; rb = x; }
     if (qa > qb) { const long long x = qa; qa = qb; qb = x; }
     qa = max(qa, 0LL); qb = min(qb, (long long)g.qmax);
@@ -225,6 +225,31 @@ __device__ __forceinline__ bool walls_in_reach(const WallGrid& g, long long wt0,
         hit = (g.bits[bit >> 5] >> (bit & 31)) & 1u;
     }
     return __any_sync(FULL, hit);
+}
+
+// Does the grid hold a wall where the side's first dcap anti-diagonals can reach (i and j up to dcap)?
+__device__ __forceinline__ bool walls_in_reach(const WallGrid& g, long long wt0, int ts, int tn, long long wq0,
+                                               int qs, int qn, int dcap)
+{
+    return walls_in_box(g, wt0, ts, 0, min(tn, dcap), wq0, qs, 0, min(qn, dcap));
+}
+
+// Anti-diagonals whose cells one test of the grid covers (walls_ahead).
+#define WALL_STRETCH 512
+
+// Does the grid hold a wall where anti-diagonals d .. d + WALL_STRETCH - 1 can reach, given the live
+// ranges [lo1, hi1) and [lo2, hi2) of d - 1 and d - 2? No later anti-diagonal starts below the
+// smaller of lo1 and lo2 (antidiagonal_cells: lo >= min(lo1, lo2 + 1), and the live range lies
+// within), and each ends at most one cell past the larger end before it, so the stretch's cells
+// have i in [m, M + S - 1] and j = d' - i in [d - M - S + 1, d + S - 1 - m] (S the stretch, m and M
+// those bounds), within the side.
+__device__ __forceinline__ bool walls_ahead(const WallGrid& g, long long wt0, int ts, int tn, long long wq0, int qs,
+                                            int qn, int d, int lo1, int hi1, int lo2, int hi2)
+{
+    const long long m = min(lo1, lo2), M = max(hi1, hi2), S = WALL_STRETCH;
+    const long long i0 = max(m, 0LL), i1 = min(M + S - 1, (long long)qn);
+    const long long j0 = max(d - M - S + 1, 0LL), j1 = min(d + S - 1 - m, (long long)tn);
+    return i0 <= i1 && j0 <= j1 && walls_in_box(g, wt0, ts, j0, j1, wq0, qs, i0, i1);
 }
 
 // Loads that stay where they are written (a plain load whose value is used only behind a branch
@@ -734,7 +759,9 @@ __device__ __forceinline__ unsigned differ16x2(unsigned a, unsigned b)
 // dead, since an E or F below neg needs a dead cell before it, whose E and F are dead too). The bytes
 // of live cells are ydrop's; a byte's E or F bit may differ where that E or F is dead, which no path
 // reads (a path in a gap stays above the floor). No results are written.
-template <bool EXEC, bool WALLS>
+template <bool B> struct Flag { static constexpr bool value = B; };
+
+template <bool EXEC>
 __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                              const long long* __restrict__ tasks, int task, const int* mat,
                                              int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -762,7 +789,10 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     if (EXEC && ex.dump_w > 0 && ex.slots[2 * task] >= 0)
         keep = ex.dump + ex.slots[2 * task] * ((long long)DUMP_HEAD + 4LL * (ex.dump_w + 2));
     if (keep && lane == 0) keep[0] = -1;
-    constexpr bool walls_on = WALLS;   // pairs16_kernel's test of the wall grid (walls_in_reach)
+    // the wall grid tested once a stretch of anti-diagonals (walls_ahead): a stretch with no wall in
+    // reach runs the sweep built without the wall reads
+    bool walls_on = true;
+    int walls_until = 0;
     const int mask = band - 1;   // cell c in word (c >> 1) & mask, half c & 1: 2 * band cells a row
     int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
     const int neg = -(ydrop + 1402);
@@ -791,6 +821,10 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             status = 2;
             break;
         }
+        if (d > walls_until) {
+            walls_on = walls_ahead(grid, wt0, ts, tn, wq0, qs, qn, d, lo1, hi1, lo2, hi2);
+            walls_until = d + WALL_STRETCH - 1;
+        }
         int lo, hi;
         antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
         if (lo >= hi) break;
@@ -806,76 +840,82 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         unsigned top2 = neg2;
         int dbest = neg, dbi = -1;   // EXEC: the thread's best live substitution cell (ydrop's rule)
         const int k0 = (lo - 1) >> 1, k1 = hi >> 1;   // pairs over cells lo - 1 .. hi
-        // one pair's cells from its reads
-        auto pair = [&](const PairReads& r, int k) {
-            const int w = k & mask, wm = (k - 1) & mask;
-            const unsigned diag = shifted16x2(rows[hA + wm], rows[hA + w]);
-            const unsigned up = rows[hB + w];
-            const unsigned left = shifted16x2(rows[hB + wm], up);
-            const unsigned eup = rows[eB + w];
-            const unsigned fleft = shifted16x2(rows[fB + wm], rows[fB + w]);
-            const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
-            const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
-            unsigned e, f, h, bits = 0, gap = 0;
-            if (EXEC) {
-                // ydrop's choices: E extends where eup + ext beats up + open, F likewise; src 0 where sub
-                // is the largest, else 1 where E is at least F, else 2
-                const unsigned eo = __viaddmax_s16x2(up, open2, min2), fo = __viaddmax_s16x2(left, open2, min2);
-                const unsigned em = __viaddmax_s16x2(eup, ext2, eo), fm = __viaddmax_s16x2(fleft, ext2, fo);
-                e = __vmaxs2(em, neg2);
-                f = __vmaxs2(fm, neg2);
-                const unsigned g = __vmaxs2(e, f);
-                h = __vmaxs2(sub, g);
-                gap = differ16x2(h, sub);
-                const unsigned fwin = differ16x2(g, e);
-                bits = (gap & ((fwin & 0x00020002u) | (~fwin & 0x00010001u))) | (differ16x2(em, eo) & 0x00040004u) |
-                       (differ16x2(fm, fo) & 0x00080008u);
-            } else {
-                e = __viaddmax_s16x2(up, open2, __viaddmax_s16x2(eup, ext2, neg2));
-                f = __viaddmax_s16x2(left, open2, __viaddmax_s16x2(fleft, ext2, neg2));
-                h = __vimax3_s16x2(sub, e, f);
-            }
-            const int c = 2 * k;
-            unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
-            dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
-            if (bar_here) dead |= (d - 2 * c == bar ? 0xffffu : 0u) | (d - 2 * c - 2 == bar ? 0xffff0000u : 0u);
-            if (WALLS) {
-                const int lq = wq0i + qs * c, j0 = d - c;
-                const bool more = __any_sync(FULL, (r.a0.w | r.a1.w) != 0);
-                if (walled16(r.a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
-                if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
-            }
-            const unsigned hk = kill16x2(h, dead, neg2);
-            rows[hC + w] = hk;
-            rows[eA + w] = kill16x2(e, dead, neg2);
-            rows[fA + w] = kill16x2(f, dead, neg2);
-            if (!EXEC) top2 = __vmaxs2(top2, hk);
-            if (EXEC) {
-                // the largest live cell whose H is its substitution's, the smaller i first (the pairs
-                // ascend): ydrop's best of the anti-diagonal, with no second sweep where the best rises
-                const unsigned subst = ~(gap | dead);
-                if ((subst & 0xffffu) && half16(h, 0) > dbest) { dbest = half16(h, 0); dbi = c; }
-                if ((subst >> 16) && half16(h, 1) > dbest) { dbest = half16(h, 1); dbi = c + 1; }
-                bits &= ~dead;
-                if (in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
-                if (in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
-            }
-            if (dead != 0xffffffffu) {
-                nlo = min(nlo, (dead & 0xffffu) ? c + 1 : c);
-                nhi = (dead >> 16) ? c + 1 : c + 2;
+        // the anti-diagonal's pairs, in the build with or without the wall reads (uniform over the warp)
+        auto sweep = [&](auto walls_flag) {
+            constexpr bool WALLS = decltype(walls_flag)::value;
+            // one pair's cells from its reads
+            auto pair = [&](const PairReads& r, int k) {
+                const int w = k & mask, wm = (k - 1) & mask;
+                const unsigned diag = shifted16x2(rows[hA + wm], rows[hA + w]);
+                const unsigned up = rows[hB + w];
+                const unsigned left = shifted16x2(rows[hB + wm], up);
+                const unsigned eup = rows[eB + w];
+                const unsigned fleft = shifted16x2(rows[fB + wm], rows[fB + w]);
+                const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
+                const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
+                unsigned e, f, h, bits = 0, gap = 0;
+                if (EXEC) {
+                    // ydrop's choices: E extends where eup + ext beats up + open, F likewise; src 0 where sub
+                    // is the largest, else 1 where E is at least F, else 2
+                    const unsigned eo = __viaddmax_s16x2(up, open2, min2), fo = __viaddmax_s16x2(left, open2, min2);
+                    const unsigned em = __viaddmax_s16x2(eup, ext2, eo), fm = __viaddmax_s16x2(fleft, ext2, fo);
+                    e = __vmaxs2(em, neg2);
+                    f = __vmaxs2(fm, neg2);
+                    const unsigned g = __vmaxs2(e, f);
+                    h = __vmaxs2(sub, g);
+                    gap = differ16x2(h, sub);
+                    const unsigned fwin = differ16x2(g, e);
+                    bits = (gap & ((fwin & 0x00020002u) | (~fwin & 0x00010001u))) | (differ16x2(em, eo) & 0x00040004u) |
+                           (differ16x2(fm, fo) & 0x00080008u);
+                } else {
+                    e = __viaddmax_s16x2(up, open2, __viaddmax_s16x2(eup, ext2, neg2));
+                    f = __viaddmax_s16x2(left, open2, __viaddmax_s16x2(fleft, ext2, neg2));
+                    h = __vimax3_s16x2(sub, e, f);
+                }
+                const int c = 2 * k;
+                unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
+                dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
+                if (bar_here) dead |= (d - 2 * c == bar ? 0xffffu : 0u) | (d - 2 * c - 2 == bar ? 0xffff0000u : 0u);
+                if (WALLS) {
+                    const int lq = wq0i + qs * c, j0 = d - c;
+                    const bool more = __any_sync(FULL, (r.a0.w | r.a1.w) != 0);
+                    if (walled16(r.a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
+                    if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
+                }
+                const unsigned hk = kill16x2(h, dead, neg2);
+                rows[hC + w] = hk;
+                rows[eA + w] = kill16x2(e, dead, neg2);
+                rows[fA + w] = kill16x2(f, dead, neg2);
+                if (!EXEC) top2 = __vmaxs2(top2, hk);
+                if (EXEC) {
+                    // the largest live cell whose H is its substitution's, the smaller i first (the pairs
+                    // ascend): ydrop's best of the anti-diagonal, with no second sweep where the best rises
+                    const unsigned subst = ~(gap | dead);
+                    if ((subst & 0xffffu) && half16(h, 0) > dbest) { dbest = half16(h, 0); dbi = c; }
+                    if ((subst >> 16) && half16(h, 1) > dbest) { dbest = half16(h, 1); dbi = c + 1; }
+                    bits &= ~dead;
+                    if (in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
+                    if (in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
+                }
+                if (dead != 0xffffffffu) {
+                    nlo = min(nlo, (dead & 0xffffu) ? c + 1 : c);
+                    nhi = (dead >> 16) ? c + 1 : c + 2;
+                }
+            };
+            // steps of 32 pairs, two at a time, each step's reads issued before the step before computes
+            int k = k0 + lane;
+            PairReads ra, rb;
+            pair_reads(ra, d, k, ts16, qs16, ts, tn, wall4, WALLS);
+            for (int kb = k0; kb <= k1; kb += 64, k += 64) {
+                if (kb + 32 <= k1) pair_reads(rb, d, k + 32, ts16, qs16, ts, tn, wall4, WALLS);
+                pair(ra, k);
+                if (kb + 32 > k1) break;
+                if (kb + 64 <= k1) pair_reads(ra, d, k + 64, ts16, qs16, ts, tn, wall4, WALLS);
+                pair(rb, k + 32);
             }
         };
-        // steps of 32 pairs, two at a time, each step's reads issued before the step before computes
-        int k = k0 + lane;
-        PairReads ra, rb;
-        pair_reads(ra, d, k, ts16, qs16, ts, tn, wall4, walls_on);
-        for (int kb = k0; kb <= k1; kb += 64, k += 64) {
-            if (kb + 32 <= k1) pair_reads(rb, d, k + 32, ts16, qs16, ts, tn, wall4, walls_on);
-            pair(ra, k);
-            if (kb + 32 > k1) break;
-            if (kb + 64 <= k1) pair_reads(ra, d, k + 64, ts16, qs16, ts, tn, wall4, walls_on);
-            pair(rb, k + 32);
-        }
+        if (walls_on) sweep(Flag<true>{});
+        else sweep(Flag<false>{});
         nlo = __reduce_min_sync(FULL, nlo);
         nhi = __reduce_max_sync(FULL, nhi);
         const int top = EXEC ? 0 : __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
@@ -952,15 +992,7 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        // a side whose reach holds no wall runs the build without the wall reads (uniform over the warp)
-        const long long* tp = tasks + 9LL * task;
-        const int reach = EXEC ? (int)min(ex.dstop[task], (long long)(1 << 30)) : dcap;
-        if (walls_in_reach(grid, tp[8], (int)tp[1], (int)tp[2], tp[7], (int)tp[4], (int)tp[5], reach))
-            pairs16_task<EXEC, true>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows,
-                                     grid, ex);
-        else
-            pairs16_task<EXEC, false>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows,
-                                      grid, ex);
+        pairs16_task<EXEC>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid, ex);
         __syncwarp();
     }
 }
