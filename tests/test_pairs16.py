@@ -41,3 +41,58 @@ def test_wall_grid_covers_both_genomes_within_its_bits(nt, nq):
     assert cols << shift >= nq
     rows = (nt >> shift) + 1
     assert rows * cols <= max(GRID_BITS, 1) and words * 32 >= rows * cols
+
+
+def _cuda_define(name):
+    """An integer ``#define`` of ``cuda/gapped.cu``."""
+    import re
+    from gpukernels.cuda import source_path
+    text = open(source_path("gapped")).read()
+    return int(re.search(rf"#define {name} (\d+)", text).group(1))
+
+
+def _antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn):
+    """``antidiagonal_cells`` of ``cuda/gapped.cu``: the cells of anti-diagonal d."""
+    lo = min(lo1, lo2 + 1)
+    hi = max(hi1 + 1, hi2 + 1)
+    lo = max(lo, d - tn, 0)
+    hi = min(hi, qn + 1, d + 1)
+    return lo, hi
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("full", [0.0, 0.6, 1.0])
+def test_wall_stretch_box_holds_every_cell_of_its_stretch(seed, full):
+    """``walls_ahead``'s box (the kernel tests the wall grid once a stretch over it) holds every cell
+    the stretch's anti-diagonals compute, whatever live ranges the anti-diagonals before leave."""
+    S = _cuda_define("WALL_STRETCH")
+    rng = np.random.default_rng(seed)
+    tn, qn = int(rng.integers(3 * S, 8 * S)), int(rng.integers(3 * S, 8 * S))
+    lo1, hi1, lo2, hi2 = 0, 1, 0, 0
+    box, until, d = None, 0, 0
+    while True:
+        d += 1
+        if d > qn + tn:
+            break
+        if d > until:
+            m, M = min(lo1, lo2), max(hi1, hi2)
+            box = (max(m, 0), min(M + S - 1, qn), max(d - M - S + 1, 0), min(d + S - 1 - m, tn))
+            until = d + S - 1
+        lo, hi = _antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn)
+        if lo >= hi:
+            break
+        i0, i1, j0, j1 = box
+        assert i0 <= lo and hi - 1 <= i1, (d, lo, hi, box)
+        assert j0 <= d - (hi - 1) and d - lo <= j1, (d, lo, hi, box)
+        # a live range inside the cells: all of them (the fastest growth), nearly all, or at times a
+        # narrow piece anywhere
+        if rng.random() < full:
+            nlo, nhi = lo, hi
+        elif rng.random() < 0.9:
+            nlo, nhi = lo + int(rng.integers(0, 2)), hi - int(rng.integers(0, 2))
+        else:
+            nlo = int(rng.integers(lo, hi))
+            nhi = int(rng.integers(nlo, hi)) + 1
+        if nlo >= nhi:
+            nlo, nhi = lo, hi
+        lo2, hi2, lo1, hi1 = lo1, hi1, nlo, nhi

@@ -658,10 +658,11 @@ extern "C" __global__ void ydrop(YDROP_PARAMS, int* __restrict__ queue)
 // step's lanes up to 63 cells past it, their halves outside [lo, hi) killed), where ydrop tests
 // each read against the live ranges; its reads stay within one cell of the rows' computed ranges
 // (lo >= min(lo1, lo2 + 1), hi <= max(hi1, hi2) + 1), so the rows hold 2 * band cells and never
-// wrap onto themselves. A side reads its walls only where the wall grid marks a block within
-// reach of its first dcap anti-diagonals (walls_in_reach; 95 % of a pair's cells read none
-// early in its run): such a side runs a build of the task with no wall code at all (pairs16_task's
-// WALLS; 9-12 % off both kernels' time on a wave), and a row's last two slots only where its second is taken. The best needs no test
+// wrap onto themselves. A side reads its walls only where the wall grid marks a block that its
+// next WALL_STRETCH anti-diagonals can reach (walls_ahead, tested once a stretch): a stretch with
+// none sweeps in a build with no wall code at all (a build per side, by walls_in_reach over its
+// first dcap anti-diagonals, took 9-12 % off both kernels' time on a wave), and a row's last two
+// slots are read only where its second is taken. The best needs no test
 // per cell: a thread keeps the largest live H it wrote, and only an anti-diagonal whose largest
 // reaches the best (the y-drop tail, 98 % of the cells, never does) is swept again cell by cell
 // for ydrop's rule (a substitution cell, the smallest i of the largest); the executor (exec16, up to

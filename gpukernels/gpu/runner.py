@@ -73,9 +73,9 @@ PAIRS16 = True
 #: the waves' executor in 16-bit pairs too (kernel ``exec16``, ydrop's mode 1 in warps) where the inspector
 #: runs in them; the long chains in blocks of their own stay ``ydrop_wide``
 EXEC16 = True
-#: the wall grid's blocks (kernels ``wall_grid_mark`` and ``ydrop16``: a side whose reach holds no marked
-#: block reads no walls): 2**GRID_SHIFT target rows by as many query positions, coarser where the grid
-#: would pass GRID_BITS bits
+#: the wall grid's blocks (kernel ``wall_grid_mark``; ``ydrop16`` and ``exec16`` sweep a stretch of 512
+#: anti-diagonals whose cells reach no marked block with no wall reads): 2**GRID_SHIFT target rows by as
+#: many query positions, coarser where the grid would pass GRID_BITS bits
 GRID_SHIFT = 12
 GRID_BITS = 1 << 26
 #: the blocks' kernels (``ydrop_wide``, ``ydrop_chunk``: rounds, relay chunks, the executor's long chains)
