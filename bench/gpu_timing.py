@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+
+
+def pair_parser(doc):
+    """The argument parser of a benchmark on one genome pair: ``doc``'s first line, then TARGET and QUERY."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("target")
+    p.add_argument("query")
+    return p
+
 
 def gpu_seconds(func, repeats):
     """Mean seconds of ``func()`` on the current stream, by CUDA events, after one warm-up call.

@@ -17,7 +17,6 @@ call by call against the default build's results. Prints one table.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -26,9 +25,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("target")
-    p.add_argument("query")
+    from gpu_timing import pair_parser
+    p = pair_parser(__doc__)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--variant", action="append", default=[], help="NAME=OPTIONS (space-separated nvcc options)")
     args = p.parse_args(argv)

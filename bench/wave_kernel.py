@@ -28,7 +28,6 @@ to compare two builds of the kernel.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -37,9 +36,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("target")
-    p.add_argument("query")
+    from gpu_timing import pair_parser
+    p = pair_parser(__doc__)
     p.add_argument("--sides", type=int, default=4096)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--nth", type=int, default=1, help="take the nth inspector launch of --sides tasks")
