@@ -114,8 +114,7 @@ def main(argv=None):
     if runner.pairs16 and args.grids:
         # the inspector's throughput against the warps resident on a multiprocessor
         key = (band, False, "ydrop16")
-        runner._kernel(*key)
-        k, tpb, threads, smem, grid = runner._kernels[key]
+        k, tpb, threads, smem, grid = runner._kernel(*key)
         for f in (float(x) for x in args.grids.split(",")):
             runner._kernels[key] = (k, tpb, threads, smem, max(1, int(grid * f)))
             ms = timed(inspector(runner.walls, 4, True))

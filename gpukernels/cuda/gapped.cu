@@ -496,11 +496,10 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
             const int qc = qn > 0 ? qlet[qs * (i >= 1 ? i - 1 : 0)] : 0;
             const int* w = wall0;   // the row, where nslot is not 4
             int4 wa = make_int4(0, 0, 0, 0), wb = wa;
-            if (!WALLS) {
-            } else if (nslot == 4) {
+            if (WALLS && nslot == 4) {
                 wa = load_ahead(&wall4[ts * j].a);
                 wb = load_ahead(&wall4[ts * j].b);
-            } else {
+            } else if (WALLS) {
                 w += (long long)(ts * j) * (2 * nslot);
                 wa.y = w[1];
             }
