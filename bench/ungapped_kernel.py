@@ -9,8 +9,8 @@ Aligns the pair once on the GPU, keeping every call of
 ``gpu/ungapped.extend_hits`` (both strands, each query batch: the hits, the
 diagonals' extents before the call), then replays the calls in order with
 CUDA events after a warm-up: the whole stage as the pipeline runs it (the
-sort by diagonal, the kernel, the copies back) and the kernel
-``extend_diagonals`` alone. Each ``--variant`` compiles the kernel with
+sort by diagonal, the kernels, the copies back) and the kernels
+``extend_diagonals*`` alone. Each ``--variant`` compiles the kernels with
 extra nvcc options (``-D`` macros of ``cuda/ungapped.cu``) and is checked
 call by call against the default build's results. Prints one table.
 """
@@ -54,22 +54,26 @@ def main(argv=None):
     kernel_ms = []
 
     class Timed:
-        """A kernel whose launches are bracketed by CUDA events (summed into kernel_ms)."""
+        """A kernel whose launches are bracketed by CUDA events (kept in kernel_ms by kernel name)."""
 
-        def __init__(self, k):
+        def __init__(self, name, k):
+            self.name = name
             self.k = k
+
+        def __getattr__(self, attr):
+            return getattr(self.k, attr)
 
         def __call__(self, *a, **kw):
             s, e = cp.cuda.Event(), cp.cuda.Event()
             s.record()
             self.k(*a, **kw)
             e.record()
-            kernel_ms.append((s, e))
+            kernel_ms.append((self.name, s, e))
 
     def replay(options):
         def build(name, kernel, opts=("-std=c++17",)):
             k = get_kernel(name, kernel, tuple(opts) + (tuple(options) if name == "ungapped" else ()))
-            return Timed(k) if kernel == "extend_diagonals" else k
+            return Timed(kernel, k) if kernel.startswith("extend_diagonals") else k
         cuda.get_kernel = build
         try:
             out = []
@@ -89,13 +93,15 @@ def main(argv=None):
             out = replay(options)
         e.record()
         e.synchronize()
-        kern = sum(cp.cuda.get_elapsed_time(a, b) for a, b in kernel_ms) / args.repeats
+        kern = {}
+        for name, a, b in kernel_ms:
+            kern[name] = kern.get(name, 0.0) + cp.cuda.get_elapsed_time(a, b) / args.repeats
         return cp.cuda.get_elapsed_time(s, e) / args.repeats, kern, out
 
     hits = sum(int(c[2].shape[0]) for c in calls)
     print(f"{len(calls)} calls, {hits:,} hits")
-    print("| build | stage (ms) | kernel (ms) | same results |")
-    print("|---|---|---|---|")
+    print("| build | stage (ms) | kernels (ms) | per kernel (ms) | same results |")
+    print("|---|---|---|---|---|")
     base = None
     for spec in ["default="] + args.variant:
         name, _, opts = spec.partition("=")
@@ -103,7 +109,8 @@ def main(argv=None):
         same = "" if base is None else all(
             all(np.array_equal(x, y) for x, y in zip(a, b)) for a, b in zip(base, out))
         base = out if base is None else base
-        print(f"| {name} {opts} | {stage:.2f} | {kern:.2f} | {same} |")
+        each = ", ".join(f"{k} {v:.2f}" for k, v in sorted(kern.items()))
+        print(f"| {name} {opts} | {stage:.2f} | {sum(kern.values()):.2f} | {each} | {same} |")
 
 
 if __name__ == "__main__":

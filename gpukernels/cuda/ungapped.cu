@@ -1,9 +1,12 @@
-// Ungapped x-drop extension: twin of cpu/ungapped.extend_hits.
-// One warp per diagonal (GPUGECKO): the warp takes the diagonal's hits in
-// query order, skips those behind the diagonal's extent (binary search), and
-// extends each one 32 * LPL letters at a time (each lane's own letters in
-// registers, then sums and maxima over the lanes by shuffles), stopping
-// exactly where the CPU's letter-by-letter loop stops.
+// Ungapped x-drop extension: twin of cpu/ungapped.extend_hits, in two kernels.
+// extend_diagonals_lanes: a thread per diagonal runs the CPU's letter-by-letter loop over the
+// diagonal's hits in query order, each pass capped at LANE_PASS_CAP letters. Most hits are random
+// and their passes end a few dozen letters out, so nearly every diagonal ends there. A diagonal
+// whose pass runs past the cap is handed on, from that hit, to
+// extend_diagonals: one warp per diagonal (GPUGECKO), which takes the remaining hits in query
+// order, skips those behind the diagonal's extent (binary search), and extends each one 32 * LPL
+// letters at a time (each lane's own letters in registers, then sums and maxima over the lanes by
+// shuffles), stopping exactly where the CPU's loop stops.
 
 #define FULL 0xffffffffu
 
@@ -12,6 +15,15 @@
 // letters past the end of the similarity).
 #ifndef LPL
 #define LPL 4
+#endif
+
+// Letters per lane in the steps of a pass after its first LONG_AFTER: a pass that long is on an HSP
+// of kilobases (the warp kernel's passes are the ones that ran past the lane kernel's cap).
+#ifndef LPL_LONG
+#define LPL_LONG 32
+#endif
+#ifndef LONG_AFTER
+#define LONG_AFTER 4
 #endif
 
 // Letters per lane read before any is counted in an HSP's identity count (a megabase HSP's count is
@@ -107,27 +119,196 @@ __device__ long long xdrop_pass(const unsigned char* t, const unsigned char* q, 
 {
     long long run = 0, best = 0, bk = -1, processed = 0;
     bool ended = L <= 0 || xdrop_step<1>(t, q, pos, diag, L, dir, mat, xdrop, lane, 0, run, best, bk, processed);
-    for (long long c = 32; !ended && c < L; c += 32 * LPL)
+    long long c = 32;
+    for (int k = 0; k < LONG_AFTER && !ended && c < L; ++k, c += 32 * LPL)
         ended = xdrop_step<LPL>(t, q, pos, diag, L, dir, mat, xdrop, lane, c, run, best, bk, processed);
+    for (; !ended && c < L; c += 32 * LPL_LONG)
+        ended = xdrop_step<LPL_LONG>(t, q, pos, diag, L, dir, mat, xdrop, lane, c, run, best, bk, processed);
     *best_k = bk;
     *done = processed;
     return best;
 }
 
-extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn, const unsigned char* q,
-                                            long long qn, const long long* sq, const long long* st,
-                                            const long long* perm, const long long* seg, long long nseg,
-                                            long long* diag_end, const int* matrix, int span, long long xdrop,
-                                            long long min_score, long long* out_q0, long long* out_q1, long long* out_score,
-                                            int* out_counts, unsigned char* out_ok)
+// Letters a thread's pass reads before it hands its diagonal on to the warp kernel: a random hit's
+// passes end a few dozen letters out (the word, then some 20 letters below the x-drop).
+#ifndef LANE_PASS_CAP
+#define LANE_PASS_CAP 96
+#endif
+
+// The letters of a code array as one thread walks them: read through aligned 8-byte words, the
+// last one kept, so a walk of n letters takes about n / 8 loads. A word is known by bits 3..31 of
+// its address, which tell apart the words of an array under 4 GiB. (An aligned word that holds one
+// letter of the array lies in its allocation.) Reading the next word of a walk ahead was slower
+// (more registers: 30 against 17 ms a pair's ungapped calls).
+struct LetterReader {
+    const unsigned char* base;
+    unsigned held;
+    unsigned long long word;
+
+    // reads from b, starting with letter i
+    __device__ void reset(const unsigned char* b, long long i)
+    {
+        base = b;
+        held = ~0u;
+        at(i);
+    }
+
+    __device__ __forceinline__ int at(long long i)
+    {
+        const unsigned a = (unsigned)(unsigned long long)base + (unsigned)i;
+        if (a >> 3 != held) {
+            held = a >> 3;
+            word = __ldg((const unsigned long long*)((unsigned long long)(base + i) & ~7ull));
+        }
+        return (int)(word >> ((a & 7u) << 3)) & 0xff;
+    }
+};
+
+// Identical A, C, G, T pairs of query letters [start, end) on a diagonal, added to c[0..3].
+__device__ __forceinline__ void lane_counts(LetterReader& tr, LetterReader& qr, long long start, long long end,
+                                            int* c)
+{
+    for (long long s = start; s < end; ++s) {
+        const int x = qr.at(s);
+        if (x < 4 && tr.at(s) == x) ++c[x];
+    }
+}
+
+// A diagonal of the lane kernel: its hits h .. b - 1, the query position q of hit h, the diagonal
+// (target - query) and its extent.
+struct LaneDiagonal {
+    long long h, b, q, diag, ext;
+};
+
+__device__ __forceinline__ LaneDiagonal lane_diagonal(long long w, const long long* seg, const long long* seg_q,
+                                                      const long long* seg_diag, const long long* seg_ext)
+{
+    return LaneDiagonal{seg[w], seg[w + 1], seg_q[w], seg_diag[w], seg_ext[w]};
+}
+
+#ifndef LANE_MIN_BLOCKS
+#define LANE_MIN_BLOCKS 4
+#endif
+
+// Each thread takes diagonals w, w + G, w + 2G, ... (G: the grid's threads), a score of them, so
+// that the threads of a warp get about the same work; one loop turn is one letter of a pass, or
+// the move to the next pass, hit or diagonal, so that a thread whose hit ended goes on with its next
+// one while the others of its warp still extend theirs. What a move needs from memory is read a
+// hit or a diagonal ahead (the diagonals' first hits, diagonals and extents come gathered by the
+// host: seg_q, seg_diag, seg_ext), so a move waits on no load. A diagonal whose pass would go on
+// past LANE_PASS_CAP letters is handed on from that hit (rest_lo, rest_hi; *n_rest counts them) to
+// extend_diagonals, with its extent as it stood before the hit.
+extern "C" __global__ void __launch_bounds__(256, LANE_MIN_BLOCKS)
+extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char* q, long long qn,
+                       const long long* sq, const long long* perm, const long long* seg, const long long* seg_q,
+                       const long long* seg_diag, const long long* seg_ext, long long nseg, long long* diag_end,
+                       const int* matrix, int span, long long xdrop, long long min_score, long long* out_q0,
+                       long long* out_q1, long long* out_score, int* out_counts, unsigned char* out_ok,
+                       long long* rest_lo, long long* rest_hi, unsigned long long* n_rest)
 {
     __shared__ int mat[36];
     for (int x = threadIdx.x; x < 36; x += blockDim.x) mat[x] = matrix[x];
     __syncthreads();
-    int lane = threadIdx.x & 31;
-    long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= nseg) return;
-    long long a = seg[w], b = seg[w + 1];
+    const int xd = (int)xdrop;
+    LaneDiagonal g = lane_diagonal(w, seg, seg_q, seg_diag, seg_ext);
+    LaneDiagonal next = w + stride < nseg ? lane_diagonal(w + stride, seg, seg_q, seg_diag, seg_ext) : g;
+    long long limit = qn < tn - g.diag ? qn : tn - g.diag;
+    LetterReader tr, qr;
+    tr.reset(t + g.diag, g.q);
+    qr.reset(q, g.q);
+    // the pass: letter x, then x + dir, ... (dir -1: the left pass, +1: the right pass), todo of
+    // them at most before the cap (capped: the pass has letters past it), the running score and the
+    // best (scores stay within LANE_PASS_CAP * 1000 of zero: 32 bits hold them), and where the
+    // best puts the pass's end (mark)
+    long long pos = 0, x = 0, mark = 0, start = 0, hq = 0;
+    int dir = 0, todo = 0, run = 0, best = 0, left = 0;
+    bool capped = false, pass = false;     // pass: a pass is under way (else: the next hit)
+    for (;;) {
+        if (pass) {
+            if (todo > 0 && run >= best - xd) {
+                run += mat[tr.at(x) * 6 + qr.at(x)];
+                if (run > best) {
+                    best = run;
+                    mark = x + (dir > 0);
+                }
+                x += dir;
+                --todo;
+                continue;
+            }
+            pass = false;
+            if (capped && run >= best - xd) {
+                // handed on from this hit
+                const unsigned long long r = atomicAdd(n_rest, 1ull);
+                rest_lo[r] = g.h;
+                rest_hi[r] = g.b;
+                g.h = g.b;
+            } else if (dir < 0) {
+                left = best;
+                start = mark;
+                x = mark = pos;
+                dir = 1;
+                const long long letters = limit - pos;
+                todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;
+                capped = letters > LANE_PASS_CAP;
+                run = best = 0;
+                pass = true;
+                continue;
+            } else {
+                if (x > g.ext) g.ext = x;
+                if (mark > start && (long long)(left + best) >= min_score) {
+                    int c[4] = {0, 0, 0, 0};
+                    lane_counts(tr, qr, start, mark, c);
+                    const long long o = perm[g.h];
+                    out_q0[o] = start;
+                    out_q1[o] = mark;
+                    out_score[o] = left + best;
+                    for (int k = 0; k < 4; ++k) out_counts[4 * o + k] = c[k];
+                    out_ok[o] = 1;
+                }
+                ++g.h;
+                g.q = hq;
+            }
+        }
+        // the diagonal's next hit at or past its extent, else the thread's next diagonal
+        while (g.h < g.b && g.q < g.ext) {
+            ++g.h;
+            if (g.h < g.b) g.q = sq[g.h];
+        }
+        if (g.h >= g.b) {
+            diag_end[g.diag + qn] = g.ext;
+            w += stride;
+            if (w >= nseg) return;
+            g = next;
+            if (w + stride < nseg) next = lane_diagonal(w + stride, seg, seg_q, seg_diag, seg_ext);
+            limit = qn < tn - g.diag ? qn : tn - g.diag;
+            tr.reset(t + g.diag, g.q);
+            continue;
+        }
+        if (g.h + 1 < g.b) hq = sq[g.h + 1];   // the next hit's, read while this one extends
+        pos = g.q + span;
+        long long stop = g.ext < 0 ? 0 : g.ext;
+        if (stop < -g.diag) stop = -g.diag;
+        x = pos - 1;
+        start = mark = pos;
+        dir = -1;
+        const long long letters = pos - stop;
+        todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;
+        capped = letters > LANE_PASS_CAP;
+        run = best = 0;
+        pass = true;
+    }
+}
+
+// One warp's diagonal: its hits a .. b - 1.
+__device__ void extend_rest(const unsigned char* t, long long tn, const unsigned char* q, long long qn,
+                            const long long* sq, const long long* st, const long long* perm, long long a,
+                            long long b, long long* diag_end, const int* mat, int span, long long xdrop,
+                            long long min_score, long long* out_q0, long long* out_q1, long long* out_score,
+                            int* out_counts, unsigned char* out_ok, int lane)
+{
     long long diag = st[a] - sq[a];
     long long d = diag + qn;
     long long ext = diag_end[d];
@@ -194,6 +375,32 @@ extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn
         ++h;
     }
     if (lane == 0) diag_end[d] = ext;
+}
+
+// The diagonals handed on by extend_diagonals_lanes: rest_lo[r] .. rest_hi[r] - 1 are the hits left
+// of the r-th (r < *n_rest), taken by the warps in turn (next counts the ones taken).
+extern "C" __global__ void extend_diagonals(const unsigned char* t, long long tn, const unsigned char* q,
+                                            long long qn, const long long* sq, const long long* st,
+                                            const long long* perm, const long long* rest_lo,
+                                            const long long* rest_hi, const unsigned long long* n_rest,
+                                            unsigned long long* next, long long* diag_end, const int* matrix,
+                                            int span, long long xdrop, long long min_score, long long* out_q0,
+                                            long long* out_q1, long long* out_score, int* out_counts,
+                                            unsigned char* out_ok)
+{
+    __shared__ int mat[36];
+    for (int x = threadIdx.x; x < 36; x += blockDim.x) mat[x] = matrix[x];
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const unsigned long long rests = *n_rest;
+    for (;;) {
+        unsigned long long r = 0;
+        if (lane == 0) r = atomicAdd(next, 1ull);
+        r = __shfl_sync(FULL, r, 0);
+        if (r >= rests) return;
+        extend_rest(t, tn, q, qn, sq, st, perm, rest_lo[r], rest_hi[r], diag_end, mat, span, xdrop, min_score,
+                    out_q0, out_q1, out_score, out_counts, out_ok, lane);
+    }
 }
 
 // Anchors: twin of cpu/ungapped.anchors. One block per HSP. An HSP longer than the window has

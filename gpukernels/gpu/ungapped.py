@@ -1,9 +1,11 @@
 """CuPy twin of ``cpu/ungapped.extend_hits``: x-drop extension of seed hits.
 
 Hits are grouped by diagonal (a stable sort keeps query order within each
-diagonal) and ``cuda/ungapped.cu`` runs one warp per diagonal. The rule of
-the CPU twin only orders hits within a diagonal, so the extensions are the
-same; they are returned in hit order, as the CPU returns them.
+diagonal). ``cuda/ungapped.cu`` runs one thread per diagonal, the CPU's loop
+with each pass capped, then one warp per diagonal for the hits left where a
+pass ran past the cap. The rule of the CPU twin only orders hits within a
+diagonal, so the extensions are the same; they are returned in hit order, as
+the CPU returns them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,21 @@ import numpy as np
 from . import budget, settle, to_device
 
 _THREADS = 256
+#: blocks per SM of the warp kernel, which takes the handed-on diagonals in turn until none is left
+_WARP_BLOCKS_PER_SM = 8
 #: device bytes per hit in one launch (inputs, sort, outputs)
 _BYTES_PER_HIT = 160
+
+
+def _resident_blocks(kernel, attributes):
+    """Blocks of ``_THREADS`` that a multiprocessor holds at once, as the kernel's registers allow.
+
+    The lane kernel's threads each take diagonals one grid's width apart, so its grid is the blocks
+    that run at once: a second wave of blocks would start late and end last.
+    """
+    regs = -(-max(int(getattr(kernel, "num_regs", 0)), 1) // 8) * 8      # allocated 8 at a time
+    warps = attributes["MaxRegistersPerMultiprocessor"] // (regs * 32)
+    return max(1, min(warps // (_THREADS // 32), attributes["MaxThreadsPerMultiProcessor"] // _THREADS))
 
 
 def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, min_score=1, gpu_mem=None):
@@ -46,7 +61,12 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
     """
     import cupy as cp
     from ..cuda import get_kernel
-    kernel = get_kernel("ungapped", "extend_diagonals")
+    lanes = get_kernel("ungapped", "extend_diagonals_lanes")
+    warps = get_kernel("ungapped", "extend_diagonals")
+    attributes = cp.cuda.Device().attributes
+    sms = attributes["MultiProcessorCount"]
+    warp_grid = (sms * _WARP_BLOCKS_PER_SM,)
+    lane_blocks = sms * _resident_blocks(lanes, attributes)
     d_t = to_device(t_codes, np.uint8)
     d_q = to_device(q_codes, np.uint8)
     tn, qn = int(d_t.shape[0]), int(d_q.shape[0])
@@ -76,11 +96,18 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
         out_sc = cp.empty(m, dtype=cp.int64)
         out_cn = cp.empty((m, 4), dtype=cp.int32)
         ok = cp.zeros(m, dtype=cp.uint8)
-        warps_per_block = _THREADS // 32
-        grid = ((nseg + warps_per_block - 1) // warps_per_block,)
-        kernel(grid, (_THREADS,), (d_t, np.int64(tn), d_q, np.int64(qn), sq, st, perm, seg, np.int64(nseg),
-                                   d_diag, mat, np.int32(span), np.int64(xdrop), np.int64(min_score), out_q0, out_q1, out_sc,
-                                   out_cn, ok))
+        rest_lo = cp.empty(nseg, dtype=cp.int64)
+        rest_hi = cp.empty(nseg, dtype=cp.int64)
+        counters = cp.zeros(2, dtype=cp.uint64)          # diagonals handed on, diagonals taken
+        scalars = (np.int32(span), np.int64(xdrop), np.int64(min_score))
+        outputs = (out_q0, out_q1, out_sc, out_cn, ok)
+        first = seg[:-1]
+        seg_diag = sk[first]
+        lanes((min((nseg + _THREADS - 1) // _THREADS, lane_blocks),), (_THREADS,), (
+            d_t, np.int64(tn), d_q, np.int64(qn), sq, perm, seg, sq[first], seg_diag, d_diag[seg_diag + qn],
+            np.int64(nseg), d_diag, mat, *scalars, *outputs, rest_lo, rest_hi, counters[:1]))
+        warps(warp_grid, (_THREADS,), (d_t, np.int64(tn), d_q, np.int64(qn), sq, st, perm, rest_lo, rest_hi,
+                                       counters[:1], counters[1:], d_diag, mat, *scalars, *outputs))
         settle()
         keep = cp.flatnonzero(ok)
         q0 = out_q0[keep]
