@@ -41,9 +41,14 @@ def mosaic(rng, n):
 
 @pytest.mark.parametrize("seed_value", range(3))
 @pytest.mark.parametrize("xdrop", [None, 150, 5000])
-def test_ungapped_passes_equal_cpu(seed_value, xdrop):
+@pytest.mark.parametrize("cap", [None, 3])
+def test_ungapped_passes_equal_cpu(seed_value, xdrop, cap, monkeypatch):
+    """Every pass against the CPU's, with the lane kernel's default cap and with a cap of 3 letters,
+    which hands nearly every diagonal on to the warp kernel at one hit or another."""
     from gpukernels.cpu import ungapped as cu
     from gpukernels.gpu import ungapped as gu
+    if cap is not None:
+        monkeypatch.setattr(gu, "KERNEL_OPTIONS", gu.KERNEL_OPTIONS + (f"-DLANE_PASS_CAP={cap}",))
     rng = np.random.default_rng(seed_value)
     t, q = mosaic(rng, 300_000)
     sc = lastz_scoring()

@@ -135,42 +135,49 @@ __device__ long long xdrop_pass(const unsigned char* t, const unsigned char* q, 
 #define LANE_PASS_CAP 96
 #endif
 
-// The letters of a code array as one thread walks them: read through aligned 8-byte words, the
+// The letters of the code arrays as one thread walks them: read through aligned 8-byte words, the
 // last one kept, so a walk of n letters takes about n / 8 loads. A word is known by bits 3..31 of
 // its address, which tell apart the words of an array under 4 GiB. (An aligned word that holds one
 // letter of the array lies in its allocation.) Reading the next word of a walk ahead was slower
 // (more registers: 30 against 17 ms a pair's ungapped calls).
 struct LetterReader {
-    const unsigned char* base;
     unsigned held;
     unsigned long long word;
 
-    // reads from b, starting with letter i
-    __device__ void reset(const unsigned char* b, long long i)
+    // starts with the letter at p
+    __device__ explicit LetterReader(const unsigned char* p)
     {
-        base = b;
-        held = ~0u;
-        at(i);
+        load(p);
     }
 
-    __device__ __forceinline__ int at(long long i)
+    __device__ __forceinline__ void load(const unsigned char* p)
     {
-        const unsigned a = (unsigned)(unsigned long long)base + (unsigned)i;
-        if (a >> 3 != held) {
-            held = a >> 3;
-            word = __ldg((const unsigned long long*)((unsigned long long)(base + i) & ~7ull));
-        }
+        held = (unsigned)(unsigned long long)p >> 3;
+        word = __ldg((const unsigned long long*)((unsigned long long)p & ~7ull));
+    }
+
+    // the letter at origin + off, where lo is the low 32 bits of origin's address (a pass keeps
+    // both, and steps off: the address in full is made only for a load)
+    __device__ __forceinline__ int at(const unsigned char* origin, unsigned lo, int off)
+    {
+        const unsigned a = lo + (unsigned)off;
+        if (a >> 3 != held) load(origin + off);
         return (int)(word >> ((a & 7u) << 3)) & 0xff;
+    }
+
+    __device__ __forceinline__ int at(const unsigned char* p)
+    {
+        return at(p, (unsigned)(unsigned long long)p, 0);
     }
 };
 
-// Identical A, C, G, T pairs of query letters [start, end) on a diagonal, added to c[0..3].
-__device__ __forceinline__ void lane_counts(LetterReader& tr, LetterReader& qr, long long start, long long end,
-                                            int* c)
+// Identical A, C, G, T pairs of the letters [0, n) from tp and qp, added to c[0..3].
+__device__ __forceinline__ void lane_counts(LetterReader& tr, LetterReader& qr, const unsigned char* tp,
+                                            const unsigned char* qp, int n, int* c)
 {
-    for (long long s = start; s < end; ++s) {
-        const int x = qr.at(s);
-        if (x < 4 && tr.at(s) == x) ++c[x];
+    for (int k = 0; k < n; ++k) {
+        const int x = qr.at(qp + k);
+        if (x < 4 && tr.at(tp + k) == x) ++c[x];
     }
 }
 
@@ -186,18 +193,23 @@ __device__ __forceinline__ LaneDiagonal lane_diagonal(long long w, const long lo
     return LaneDiagonal{seg[w], seg[w + 1], seg_q[w], seg_diag[w], seg_ext[w]};
 }
 
+// Letters of a pass a loop turn of the lane kernel takes at most.
+#ifndef LANE_UNROLL
+#define LANE_UNROLL 4
+#endif
+
 #ifndef LANE_MIN_BLOCKS
 #define LANE_MIN_BLOCKS 4
 #endif
 
 // Each thread takes diagonals w, w + G, w + 2G, ... (G: the grid's threads), a score of them, so
-// that the threads of a warp get about the same work; one loop turn is one letter of a pass, or
-// the move to the next pass, hit or diagonal, so that a thread whose hit ended goes on with its next
-// one while the others of its warp still extend theirs. What a move needs from memory is read a
-// hit or a diagonal ahead (the diagonals' first hits, diagonals and extents come gathered by the
-// host: seg_q, seg_diag, seg_ext), so a move waits on no load. A diagonal whose pass would go on
-// past LANE_PASS_CAP letters is handed on from that hit (rest_lo, rest_hi; *n_rest counts them) to
-// extend_diagonals, with its extent as it stood before the hit.
+// that the threads of a warp get about the same work; one loop turn is up to LANE_UNROLL letters of
+// a pass, or the move to the next pass, hit or diagonal, so that a thread whose hit ended goes on
+// with its next one while the others of its warp still extend theirs. What a move needs from
+// memory is read a hit or a diagonal ahead (the diagonals' first hits, diagonals and extents come
+// gathered by the host: seg_q, seg_diag, seg_ext), so a move waits on no load. A diagonal whose
+// pass would go on past LANE_PASS_CAP letters is handed on from that hit (rest_lo, rest_hi;
+// *n_rest counts them) to extend_diagonals, with its extent as it stood before the hit.
 extern "C" __global__ void __launch_bounds__(256, LANE_MIN_BLOCKS)
 extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char* q, long long qn,
                        const long long* sq, const long long* perm, const long long* seg, const long long* seg_q,
@@ -216,26 +228,32 @@ extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char
     LaneDiagonal g = lane_diagonal(w, seg, seg_q, seg_diag, seg_ext);
     LaneDiagonal next = w + stride < nseg ? lane_diagonal(w + stride, seg, seg_q, seg_diag, seg_ext) : g;
     long long limit = qn < tn - g.diag ? qn : tn - g.diag;
-    LetterReader tr, qr;
-    tr.reset(t + g.diag, g.q);
-    qr.reset(q, g.q);
-    // the pass: letter x, then x + dir, ... (dir -1: the left pass, +1: the right pass), todo of
-    // them at most before the cap (capped: the pass has letters past it), the running score and the
-    // best (scores stay within LANE_PASS_CAP * 1000 of zero: 32 bits hold them), and where the
-    // best puts the pass's end (mark)
-    long long pos = 0, x = 0, mark = 0, start = 0, hq = 0;
-    int dir = 0, todo = 0, run = 0, best = 0, left = 0;
+    LetterReader tr(t + g.diag + g.q), qr(q + g.q);
+    // the pass, from the hit's word end pos (tp, qp: its letters; tlo, qlo: their addresses' low
+    // 32 bits): letter off, then off + dir, ... (dir -1: the left pass, from off -1; +1: the right
+    // pass, from off 0), todo of them at most before the cap (capped: the pass has letters past
+    // it), the running score and the best (scores stay within LANE_PASS_CAP * 1000 of zero: 32 bits
+    // hold them), and where the best puts the pass's end (pos + mark)
+    long long pos = 0, hq = 0;
+    const unsigned char *tp = t, *qp = q;
+    unsigned tlo = 0, qlo = 0;
+    int dir = 0, off = 0, mark = 0, start = 0, todo = 0, run = 0, best = 0, left = 0;
     bool capped = false, pass = false;     // pass: a pass is under way (else: the next hit)
     for (;;) {
         if (pass) {
             if (todo > 0 && run >= best - xd) {
-                run += mat[tr.at(x) * 6 + qr.at(x)];
-                if (run > best) {
-                    best = run;
-                    mark = x + (dir > 0);
+#pragma unroll
+                for (int u = 0; u < LANE_UNROLL; ++u) {
+                    if (u == 0 || (todo > 0 && run >= best - xd)) {
+                        run += mat[tr.at(tp, tlo, off) * 6 + qr.at(qp, qlo, off)];
+                        if (run > best) {
+                            best = run;
+                            mark = off + (dir > 0);
+                        }
+                        off += dir;
+                        --todo;
+                    }
                 }
-                x += dir;
-                --todo;
                 continue;
             }
             pass = false;
@@ -248,7 +266,7 @@ extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char
             } else if (dir < 0) {
                 left = best;
                 start = mark;
-                x = mark = pos;
+                off = mark = 0;
                 dir = 1;
                 const long long letters = limit - pos;
                 todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;
@@ -257,13 +275,13 @@ extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char
                 pass = true;
                 continue;
             } else {
-                if (x > g.ext) g.ext = x;
+                if (pos + off > g.ext) g.ext = pos + off;
                 if (mark > start && (long long)(left + best) >= min_score) {
                     int c[4] = {0, 0, 0, 0};
-                    lane_counts(tr, qr, start, mark, c);
+                    lane_counts(tr, qr, tp + start, qp + start, mark - start, c);
                     const long long o = perm[g.h];
-                    out_q0[o] = start;
-                    out_q1[o] = mark;
+                    out_q0[o] = pos + start;
+                    out_q1[o] = pos + mark;
                     out_score[o] = left + best;
                     for (int k = 0; k < 4; ++k) out_counts[4 * o + k] = c[k];
                     out_ok[o] = 1;
@@ -284,15 +302,18 @@ extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char
             g = next;
             if (w + stride < nseg) next = lane_diagonal(w + stride, seg, seg_q, seg_diag, seg_ext);
             limit = qn < tn - g.diag ? qn : tn - g.diag;
-            tr.reset(t + g.diag, g.q);
             continue;
         }
         if (g.h + 1 < g.b) hq = sq[g.h + 1];   // the next hit's, read while this one extends
         pos = g.q + span;
+        qp = q + pos;
+        tp = t + g.diag + pos;
+        qlo = (unsigned)(unsigned long long)qp;
+        tlo = (unsigned)(unsigned long long)tp;
         long long stop = g.ext < 0 ? 0 : g.ext;
         if (stop < -g.diag) stop = -g.diag;
-        x = pos - 1;
-        start = mark = pos;
+        off = -1;
+        start = mark = 0;
         dir = -1;
         const long long letters = pos - stop;
         todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;

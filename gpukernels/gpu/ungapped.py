@@ -15,6 +15,9 @@ import numpy as np
 from . import budget, settle, to_device
 
 _THREADS = 256
+#: nvcc options of the extension's kernels (the tests add ``-DLANE_PASS_CAP=...``: a cap of a few letters
+#: hands nearly every diagonal on to the warp kernel)
+KERNEL_OPTIONS = ("-std=c++17",)
 #: blocks per SM of the warp kernel, which takes the handed-on diagonals in turn until none is left
 _WARP_BLOCKS_PER_SM = 8
 #: device bytes per hit in one launch (inputs, sort, outputs)
@@ -61,8 +64,8 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
     """
     import cupy as cp
     from ..cuda import get_kernel
-    lanes = get_kernel("ungapped", "extend_diagonals_lanes")
-    warps = get_kernel("ungapped", "extend_diagonals")
+    lanes = get_kernel("ungapped", "extend_diagonals_lanes", KERNEL_OPTIONS)
+    warps = get_kernel("ungapped", "extend_diagonals", KERNEL_OPTIONS)
     attributes = cp.cuda.Device().attributes
     sms = attributes["MultiProcessorCount"]
     warp_grid = (sms * _WARP_BLOCKS_PER_SM,)
@@ -84,6 +87,8 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
         if m == 0:
             continue
         dkey = ht - hq
+        if tn + qn < 2 ** 31:
+            dkey = dkey.astype(cp.int32)            # half the radix sort's passes
         perm = cp.argsort(dkey)                     # stable: query order kept per diagonal
         sk = dkey[perm]
         sq = hq[perm]
@@ -102,7 +107,7 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
         scalars = (np.int32(span), np.int64(xdrop), np.int64(min_score))
         outputs = (out_q0, out_q1, out_sc, out_cn, ok)
         first = seg[:-1]
-        seg_diag = sk[first]
+        seg_diag = sk[first].astype(cp.int64)
         lanes((min((nseg + _THREADS - 1) // _THREADS, lane_blocks),), (_THREADS,), (
             d_t, np.int64(tn), d_q, np.int64(qn), sq, perm, seg, sq[first], seg_diag, d_diag[seg_diag + qn],
             np.int64(nseg), d_diag, mat, *scalars, *outputs, rest_lo, rest_hi, counters[:1]))
