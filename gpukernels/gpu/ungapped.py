@@ -14,14 +14,16 @@ import numpy as np
 
 from . import budget, settle, to_device
 
+#: threads a block (``extend_diagonals_lanes`` is built for blocks of 256: its ``__launch_bounds__``)
 _THREADS = 256
 #: nvcc options of the extension's kernels (the tests add ``-DLANE_PASS_CAP=...``: a cap of a few letters
 #: hands nearly every diagonal on to the warp kernel)
 KERNEL_OPTIONS = ("-std=c++17",)
 #: blocks per SM of the warp kernel, which takes the handed-on diagonals in turn until none is left
 _WARP_BLOCKS_PER_SM = 8
-#: device bytes per hit in one launch (inputs, sort, outputs)
-_BYTES_PER_HIT = 160
+#: device bytes per hit in one launch (inputs, sort, outputs, and per diagonal at most one a hit: its
+#: first hit, diagonal and extent gathered, and where it is handed on)
+_BYTES_PER_HIT = 200
 
 
 def _resident_blocks(kernel, attributes):
