@@ -248,7 +248,7 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     t_seed = target.seed_codes(options.unmask)
     if reverse:
         q_codes = query.reverse_complement()
-        q_seed = seeds_rc(query.seed_codes(options.unmask))
+        q_seed = query.seed_codes_rc(options.unmask)
     else:
         q_codes = query.codes
         q_seed = query.seed_codes(options.unmask)

@@ -123,7 +123,7 @@ def fragments(t_codes, q_codes, hit_q, hit_t, seg, k, min_identity=DEFAULT_MIN_I
 
 def align(target, query, options, backend="cpu", stats=None):
     """The gecko preset on both strands (or one): canonical :class:`Alignments`."""
-    from .engine import _to_records, seeds_rc
+    from .engine import _to_records
     check_params(options.kmer, options.min_identity)
     k = int(options.kmer)
     parts = []
@@ -134,7 +134,7 @@ def align(target, query, options, backend="cpu", stats=None):
         clock = time.perf_counter()
         if reverse:
             q_codes = query.reverse_complement()
-            q_seed = seeds_rc(query.seed_codes(options.unmask))
+            q_seed = query.seed_codes_rc(options.unmask)
         else:
             q_codes, q_seed = query.codes, query.seed_codes(options.unmask)
         self_mode = (2 if reverse else 1) if options.self_mode else 0

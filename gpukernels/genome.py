@@ -99,6 +99,7 @@ class Genome:
     codes: np.ndarray
     softmask: np.ndarray
     _rc: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _seed: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_records(self):
@@ -112,11 +113,32 @@ class Genome:
         return self._rc
 
     def seed_codes(self, unmask=False):
-        """Codes for seeding: soft-masked bases become N unless ``unmask``."""
+        """Codes for seeding: soft-masked bases become N unless ``unmask``.
+
+        Made once and kept (``codes`` itself where no base is soft-masked), like
+        :meth:`reverse_complement`: a pair reads them for the index and for each
+        strand, and the GPU backend uploads an array it has seen once. Read-only
+        for callers.
+        """
         if unmask:
             return self.codes
-        out = self.codes.copy()
-        out[self.softmask] = N
+        out = self._seed.get("+")
+        if out is None:
+            out = self.codes
+            if self.softmask.any():
+                out = self.codes.copy()
+                out[self.softmask] = N
+            self._seed["+"] = out
+        return out
+
+    def seed_codes_rc(self, unmask=False):
+        """Reverse complement of :meth:`seed_codes` (the − strand's seeds), made once and kept."""
+        fwd = self.seed_codes(unmask)
+        if fwd is self.codes:
+            return self.reverse_complement()
+        out = self._seed.get("-")
+        if out is None:
+            out = self._seed["-"] = complement_reversed(fwd)
         return out
 
     def record_of(self, pos):

@@ -91,3 +91,23 @@ def test_complement_reversed_is_the_gather():
     codes = np.random.default_rng(4).integers(0, 6, 10_001).astype(np.uint8)
     assert np.array_equal(complement_reversed(codes), _COMPLEMENT[codes[::-1]])
     assert complement_reversed(codes[:0]).shape == (0,)
+
+
+@pytest.mark.parametrize("text", [">a\nACGTacgtNNac\n>b\nGGta\n", ">a\nACGTACGTNNAC\n>b\nGGTA\n"])
+def test_seed_codes_made_once_and_codes_untouched(tmp_path, text):
+    """Seed codes mask lowercase bases as N, are made once per genome (``codes`` itself without
+    lowercase), and their reverse complement is the − strand's; ``codes`` never changes."""
+    from gpukernels.genome import _COMPLEMENT
+    g = read_fasta(write(tmp_path, "g.fa", text))
+    codes = g.codes.copy()
+    want = np.where(g.softmask, N, codes).astype(np.uint8)
+    fwd = g.seed_codes()
+    assert np.array_equal(fwd, want)
+    assert g.seed_codes() is fwd
+    assert (fwd is g.codes) == (not g.softmask.any())
+    rc = g.seed_codes_rc()
+    assert np.array_equal(rc, _COMPLEMENT[want[::-1]])
+    assert g.seed_codes_rc() is rc
+    assert g.seed_codes(unmask=True) is g.codes
+    assert np.array_equal(g.seed_codes_rc(unmask=True), g.reverse_complement())
+    assert np.array_equal(g.codes, codes)
