@@ -209,7 +209,8 @@ __device__ __forceinline__ LaneDiagonal lane_diagonal(long long w, const long lo
 // a pass, or the move to the next pass, hit or diagonal, so that a thread whose hit ended goes on
 // with its next one while the others of its warp still extend theirs. What a move needs from
 // memory is read a hit or a diagonal ahead (the diagonals' first hits, diagonals and extents come
-// gathered by the host: seg_q, seg_diag, seg_ext), so a move waits on no load. A diagonal whose
+// gathered by the host: seg_q, seg_diag, seg_ext), so a move waits on no load (but for the hits
+// it skips behind the diagonal's extent, one load each). A diagonal whose
 // pass would go on past LANE_PASS_CAP letters is handed on from that hit (rest_lo, rest_hi;
 // *n_rest counts them) to extend_diagonals, with its extent as it stood before the hit.
 extern "C" __global__ void __launch_bounds__(256, LANE_MIN_BLOCKS)
