@@ -23,6 +23,11 @@ from .errors import InputError
 WALL = -(1 << 24)
 #: dead DP cell
 NEG_INF = -(1 << 29)
+#: largest substitution score magnitude: far from WALL, and a kernel's 32-bit sums of a step (the
+#: ungapped warp kernel's 1,024 letters) stay in range
+MAX_SCORE = 1_000_000
+#: x-drop limit: the ungapped kernels compare drops in 32 bits
+MAX_XDROP = (1 << 30) - 1
 
 HOXD70 = np.array([[91, -114, -31, -123],
                    [-114, 100, -125, -31],
@@ -127,9 +132,14 @@ def lastz_scoring(gap_open=400, gap_extend=30, xdrop=None, hspthresh=3000, ydrop
         raise InputError("a scoring matrix must be 4×4 over A, C, G, T")
     if gap_open < 0 or gap_extend < 0:
         raise InputError("gap penalties must be non-negative")
+    if np.abs(acgt.astype(np.int64)).max() > MAX_SCORE:
+        raise InputError(f"substitution scores must lie within ±{MAX_SCORE:,}")
+    xdrop = int(10 * acgt[0, 0] if xdrop is None else xdrop)
+    if not 0 <= xdrop <= MAX_XDROP:
+        raise InputError(f"x-drop must be from 0 to {MAX_XDROP:,}, not {xdrop:,}")
     return Scoring(matrix=full_matrix(acgt),
                    gap_open=int(gap_open), gap_extend=int(gap_extend),
-                   xdrop=int(10 * acgt[0, 0] if xdrop is None else xdrop),
+                   xdrop=xdrop,
                    hspthresh=int(hspthresh),
                    ydrop=int(gap_open + 300 * gap_extend if ydrop is None else ydrop),
                    gappedthresh=int(hspthresh if gappedthresh is None else gappedthresh),

@@ -1,6 +1,7 @@
 """Ungapped x-drop stage against a plain Python loop of the same rules."""
 
 import numpy as np
+import pytest
 
 from gpukernels.cpu.ungapped import anchors, extend_hits
 from gpukernels.scoring import lastz_scoring
@@ -102,3 +103,18 @@ def test_alignments_do_not_depend_on_the_query_batches(monkeypatch):
         assert len(got) == len(ref)
         for name in ("t_rec", "t_start", "t_end", "q_rec", "q_start", "q_end", "strand", "score", "op_off", "ops"):
             assert np.array_equal(getattr(got, name), getattr(ref, name)), name
+
+
+def test_scoring_limits_named():
+    """Scores and x-drops beyond what the kernels sum in 32 bits are refused with a message, at the
+    limits accepted."""
+    from gpukernels.errors import InputError
+    from gpukernels.scoring import MAX_SCORE, MAX_XDROP, lastz_scoring, uniform_matrix
+    assert lastz_scoring(xdrop=MAX_XDROP).xdrop == MAX_XDROP
+    assert lastz_scoring(xdrop=0).xdrop == 0
+    lastz_scoring(matrix=uniform_matrix(MAX_SCORE, MAX_SCORE))
+    for bad in (MAX_XDROP + 1, -1):
+        with pytest.raises(InputError, match="x-drop must be from 0"):
+            lastz_scoring(xdrop=bad)
+    with pytest.raises(InputError, match="substitution scores"):
+        lastz_scoring(matrix=uniform_matrix(MAX_SCORE + 1, 1))
