@@ -276,12 +276,6 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     return alns
 
 
-def seeds_rc(codes):
-    """Reverse complement of seed codes (N stays N)."""
-    from .genome import complement_reversed
-    return complement_reversed(codes)
-
-
 def align(target: Genome, query: Genome, options: AlignOptions | None = None, backend="auto",
           device=None, gpu_mem=None, stats: StageStats | None = None, threads=1):
     """Align ``query`` against ``target`` on both strands (or one).

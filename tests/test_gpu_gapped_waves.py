@@ -15,7 +15,7 @@ import pytest
 from gapped_emulator import EmuRunner
 from gpukernels import seeds, ungapped
 from gpukernels.cpu import gapped as cpu_gapped, relay
-from gpukernels.engine import AlignOptions, _record_bounds, seeds_rc
+from gpukernels.engine import AlignOptions, _record_bounds
 from gpukernels.gapped import WALL_SLOTS, anchor_order
 from gpukernels.genome import read_fasta
 from gpukernels.gpu import gapped as gpu_gapped
@@ -33,7 +33,7 @@ def strand_inputs(target, query, reverse, options=None):
     t_seed = target.seed_codes()
     if reverse:
         q_codes = query.reverse_complement()
-        q_seed = seeds_rc(query.seed_codes())
+        q_seed = query.seed_codes_rc()
     else:
         q_codes, q_seed = query.codes, query.seed_codes()
     qkeys = seeds.seed_keys(q_seed, seed)

@@ -17,7 +17,7 @@ import pytest
 import gpu_reference as ref
 from gpukernels import seeds, ungapped
 from gpukernels.cpu import gapped as cpu_gapped
-from gpukernels.engine import AlignOptions, seeds_rc
+from gpukernels.engine import AlignOptions
 from gpukernels.genome import read_fasta
 
 pytestmark = [pytest.mark.gpu]
@@ -51,7 +51,7 @@ def test_seed_stage_equals_cpu(saureus):
     assert gi.shift == ci.shift
     from gpukernels.gpu import seeds as gs
     for reverse in (False, True):
-        qs = seeds_rc(q.seed_codes()) if reverse else q.seed_codes()
+        qs = q.seed_codes_rc() if reverse else q.seed_codes()
         qk = seeds.seed_keys(qs, seed, "cpu")
         for transition in (True, False):
             for self_mode in (0, 1, 2):
@@ -77,7 +77,7 @@ def test_ungapped_stage_equals_cpu(saureus, gpu_mem, min_score):
     mm = ungapped.masked_matrix(opts.scoring.matrix)
     index = seeds.build_index(t.seed_codes(), seed, "cpu")
     for reverse in (False, True):
-        qs = seeds_rc(q.seed_codes()) if reverse else q.seed_codes()
+        qs = q.seed_codes_rc() if reverse else q.seed_codes()
         qk = seeds.seed_keys(qs, seed, "cpu")
         de_c = np.full(len(t.codes) + len(qs) + 1, -1, dtype=np.int64)
         de_g = de_c.copy()
