@@ -9,7 +9,7 @@ Each ``SETTINGS`` is a comma-separated list of ``MODULE.NAME=VALUE`` for
 module-level settings of ``gpukernels.gpu.gapped`` (``gapped.``),
 ``gpukernels.gpu.runner`` (``runner.``), ``gpukernels.cpu.relay``
 (``relay.``), ``gpukernels.engine`` (``engine.``), ``gpukernels.gpu`` (``gpu.``) or ``gpukernels.gpu.stripes``
-(``stripes.``); ``VALUE`` is an int, a
+(``stripes.``), or ``sys.switchinterval`` (the interpreter's); ``VALUE`` is an int, a
 float, ints joined by ``:`` for a tuple, or a string where the setting is one. An empty string is the defaults.
 After one warm-up pair, the settings are run in turn ``--rounds`` times,
 ``--repeats`` pairs each, so that a drift of the machine's host spreads over
@@ -36,6 +36,18 @@ MODULES = {"gapped": "gpukernels.gpu.gapped", "runner": "gpukernels.gpu.runner",
            "engine": "gpukernels.engine", "gpu": "gpukernels.gpu", "stripes": "gpukernels.gpu.stripes"}
 
 
+class _Interpreter:
+    """``sys.switchinterval``: the interpreter's thread switch interval (``sys.setswitchinterval``) as a setting."""
+
+    @property
+    def switchinterval(self):
+        return sys.getswitchinterval()
+
+    @switchinterval.setter
+    def switchinterval(self, value):
+        sys.setswitchinterval(value)
+
+
 def parse_settings(text):
     """``[(module, name, value)]`` from ``"MODULE.NAME=VALUE,..."``."""
     import importlib
@@ -43,7 +55,7 @@ def parse_settings(text):
     for item in filter(None, text.split(",")):
         key, value = item.split("=")
         prefix, name = key.split(".")
-        module = importlib.import_module(MODULES[prefix])
+        module = _Interpreter() if prefix == "sys" else importlib.import_module(MODULES[prefix])
         if not hasattr(module, name):
             raise SystemExit(f"{MODULES[prefix]} has no setting {name}")
         if value in ("True", "False"):

@@ -4,6 +4,7 @@
 Usage::
 
     python3 bench/timeline.py TARGET QUERY [SETTINGS] [--pairs 2] [--threads 16] [--probe MS] [--sample MS] [--waves]
+        [--wrap MODULE:NAME ...] [--sample-threads PREFIX,...]
 
 Wraps the calls where a strand's time goes (the seed and ungapped stages,
 the runner's inspections, executions and walls, the walk, each relayed
@@ -23,7 +24,8 @@ the small calls it makes per chunk. ``SETTINGS`` are :mod:`ab_settings`'s
 the pair; with ``--sample``, another reads the strand threads' stacks
 every MS milliseconds (:class:`Sampler`): where a strand's thread was
 between the rows; with ``--waves``, each strand's waves with their cells and
-seconds (:func:`wave_rows`). The twenty-ninth session's timelines (``bench/RESULTS.md``)
+seconds (:func:`wave_rows`); ``--wrap`` clocks more calls, and ``--sample-threads``
+prints the samples of more threads. The twenty-ninth session's timelines (``bench/RESULTS.md``)
 come from it.
 """
 
@@ -295,6 +297,10 @@ def main(argv=None):
                    "(wave_rows)")
     p.add_argument("--probe", type=float, default=0.0, help="milliseconds between probes of the device's wait "
                    "(Probe; 0: none)")
+    p.add_argument("--wrap", action="append", default=[], help="one more call to clock, MODULE:NAME or "
+                   "MODULE:CLASS.NAME (a module attribute, so the callers' lookups find the wrapper)")
+    p.add_argument("--sample-threads", default="", help="comma-separated prefixes of more thread names whose "
+                   "samples to print (as ava-abandoned)")
     args = p.parse_intermixed_args(argv)
     from ab_settings import parse_settings
     from gpukernels.engine import AlignOptions, align
@@ -303,6 +309,14 @@ def main(argv=None):
         setattr(module, name, value)
     timeline = Timeline()
     instrument(timeline)
+    for spec in args.wrap:
+        import importlib
+        module, _, name = spec.partition(":")
+        owner = importlib.import_module(module)
+        *path, name = name.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        timeline.wrap(owner, name)
     t, q = read_fasta(args.target), read_fasta(args.query)
     waves = {}
     if args.waves:
@@ -333,7 +347,9 @@ def main(argv=None):
         if probe:
             probe.print_bins()
         if sampler:
-            sampler.print_runs(sorted({row[2] for row in timeline.rows if row[3] == "extend_anchors"}))
+            more = tuple(filter(None, args.sample_threads.split(",")))
+            sampler.print_runs(sorted({row[2] for row in timeline.rows if row[3] == "extend_anchors"}
+                                      | {name for _, name, _ in sampler.rows if more and name.startswith(more)}))
         for strand, trace in sorted(waves.items()):
             print("\n".join(wave_rows(strand, trace)))
 

@@ -81,7 +81,7 @@ import contextlib
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait as futures_wait
 
 import numpy as np
 from numba import njit
@@ -168,6 +168,9 @@ EARLY_LONG = True
 #: same way before the walk starts (:func:`_abandoned_batch`), beside the first batch: the walk would stop
 #: at the first of them a few anchors on and wait for that batch
 EARLY_ABANDONED = True
+#: that batch starts once the first batch is done: the walk waits for the first batch, and both at once
+#: share the device and the host's threads
+ABANDONED_AFTER_EARLY = True
 #: cells per anti-diagonal assumed for such a side (the relay's chunks take a band of 512 for it)
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
@@ -1483,8 +1486,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         nonlocal store, used, relay_pool
         if beside_walk:
             # the walls of its start, none (start_beside submits it before the walk keeps anything), on
-            # the host and the device, where the walk adds its own meanwhile (and uploads them itself)
-            at, side_walls, dev_walls = 0, np.zeros_like(walls), runner.no_walls()
+            # the host and the device, where the walk adds its own meanwhile (and uploads them itself).
+            # On the host, rows of no slots: nothing to read (a copy of the walls' shape, zeroed, took
+            # 40 ms of the batch's thread for E. coli before its first side started)
+            at, side_walls, dev_walls = 0, np.zeros((walls.shape[0], 0, 2), walls.dtype), runner.no_walls()
         else:
             at, side_walls, dev_walls = int(cnt[0]), walls, None
             # the chunks on the GPU go on past their checks with the device's walls: those of now
@@ -1560,7 +1565,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     stats[key] += value
             kept.assign(_side_rows(idx), -1)
             trace.append(_trace_row(3, rows, clock() - c0, batch[0]))
-            store, used = _store_columns(*_joined(pieces), idx, ops_idx, store, used)
+            store, used = _store_pieces(pieces, idx, ops_idx, store, used)
             stats["long_batches"] += 1
 
         def publish():
@@ -1599,22 +1604,26 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         stats["early_anchors"] = k
         return long_on_thread(early_pool, batch)
 
-    def start_beside(batch):
+    def start_beside(batch, after=None):
         """:func:`long_on_host` of ``batch`` on a thread of its own, beside the walk; returns the future of its publish.
 
-        Only before the walk's first keep: the batch runs with no walls.
+        Only before the walk's first keep: the batch runs with no walls (so
+        it may start later, once the future ``after`` is done).
         """
         if int(cnt[0]):
             raise RuntimeError("a long batch beside the walk must start before the first keep")
-        return long_on_thread(beside_pool, batch, beside_walk=True)
+        return long_on_thread(beside_pool, batch, beside_walk=True, after=after)
 
-    def long_on_thread(pool, batch, beside_walk=False):
-        """:func:`long_on_host` submitted to ``pool``, on a stream of its own; returns the future."""
+    def long_on_thread(pool, batch, beside_walk=False, after=None):
+        """:func:`long_on_host` submitted to ``pool``, on a stream of its own, once the future ``after`` (if
+        any) is done; returns the future."""
         if hasattr(runner, "cp"):
             runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
 
         def run():
             from . import own_stream
+            if after is not None:
+                futures_wait([after])
             with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
                 return long_on_host(batch, beside_walk)
         return pool.submit(run)
@@ -1699,7 +1708,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     if k:
                         batch = sel_next[:k].copy()
                         status[batch] = 6
-                        abandoned = (batch, start_beside(batch))
+                        abandoned = (batch, start_beside(batch, early if ABANDONED_AFTER_EARLY else None))
                         stats["early_abandoned"] += k
 
                 at_inspection = early is not None and EARLY_ABANDONED
@@ -1933,10 +1942,19 @@ def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used):
     return _store_columns(flat, side_lens, idx[held], ops_idx, store, used)
 
 
-def _joined(pieces):
-    """The columns of ``pieces`` (one array per side) as one flat array and each side's count."""
+def _store_pieces(pieces, idx, ops_idx, store, used):
+    """:func:`_store_columns` of the columns ``pieces`` (one array per side, left, right, left, ...), each
+    copied straight into the store.
+
+    A long batch's pieces hold megabases of columns: joined first into a
+    fresh array, they took 12 ms of page faults and copies on the batch's
+    thread (E. coli, − strand), with the walk waiting for it.
+    """
     lens = np.array([len(p) for p in pieces], dtype=np.int64)
-    return (np.concatenate(pieces) if len(pieces) else np.zeros(0, dtype=np.uint8)), lens
+    store, offs = _column_offsets(lens, idx, ops_idx, store, used)
+    for k, piece in enumerate(pieces):
+        store[offs[k]:offs[k + 1]] = piece
+    return store, int(offs[-1])
 
 
 def _store_columns(flat, lens, idx, ops_idx, store, used):
@@ -1946,10 +1964,17 @@ def _store_columns(flat, lens, idx, ops_idx, store, used):
     ``ops_idx[a]`` then locates anchor a's left and right columns. Returns
     the (grown) store and the new ``used``.
     """
+    store, offs = _column_offsets(lens, idx, ops_idx, store, used)
+    store[used:offs[-1]] = flat
+    return store, int(offs[-1])
+
+
+def _column_offsets(lens, idx, ops_idx, store, used):
+    """Place sides of ``lens`` columns (left, right, left, ...) of anchors ``idx`` at ``store[used:]``:
+    their offsets into ``ops_idx`` and the store grown to hold them. Returns the store and the offsets."""
     offs = used + np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     store = grow(store, int(offs[-1]))
-    store[used:offs[-1]] = flat
     ops_idx[idx, 0] = offs[0:-1:2]
     ops_idx[idx, 1] = offs[1::2]
     ops_idx[idx, 2] = offs[2::2]
-    return store, int(offs[-1])
+    return store, offs

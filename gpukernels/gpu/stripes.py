@@ -51,7 +51,7 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
-from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_SIDES, R_FULL_DIAGS, _big_side, _both_sides,
+from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, _big_side, _both_sides,
                      _checked_from, _fails_path_check, _keep, _on_kept, _side_dirty, _walk)
 from .runner import R_DIAGS
 
@@ -284,7 +284,10 @@ class StripedWalk:
         self.pool = ThreadPoolExecutor(self.nstripes, thread_name_prefix=f"ava-stripe{label}") \
             if self.nstripes > 1 else None
         self.buffers = [None] * self.nstripes
-        self.stats = dict(stripe_passes=0, stripe_anchors=0, stripe_s=0.0)
+        #: stripe_cycles: the walk cycles of all stripes' passes; stripe_cycles_max: of each pass's busiest
+        #: stripe (their ratio is how far the passes spread the walk); serial_s: the walk outside stripes
+        self.stats = dict(stripe_passes=0, stripe_anchors=0, stripe_s=0.0, stripe_cycles=0, stripe_cycles_max=0,
+                          serial_s=0.0, serial_anchors=0)
 
     def close(self):
         if self.pool is not None:
@@ -343,7 +346,10 @@ class StripedWalk:
 
     def _serial(self, pos, end, rest):
         """:func:`gapped._walk` over [pos, end); its grown arrays replace those of ``rest``."""
+        c0 = time.perf_counter()
         out = _walk(pos, end, *rest)
+        self.stats["serial_s"] += time.perf_counter() - c0
+        self.stats["serial_anchors"] += out[0] - pos
         for i, v in zip(_GROWN, out[1:]):
             rest[i] = v
         return out
@@ -374,9 +380,13 @@ class StripedWalk:
         stop = self.barrier
         escaped = False
         parts = []
+        busiest = 0
         for s, mine, local, own_host, fut in jobs:
             x, out, lops, lruns, lents, b_tb, b_off, b_lo = fut.result()
             self.buffers[s][1:] = [b_tb, b_off, b_lo]
+            spent = int(own_host[H_KEPT:H_N].sum())
+            busiest = max(busiest, spent)
+            self.stats["stripe_cycles"] += spent
             host += own_host
             escaped |= out
             if x < len(mine):
@@ -386,6 +396,7 @@ class StripedWalk:
                 parts.append((local[0][:nk], local[2][:nk + 1], lops, local[8][:nk]))
             self.stats["stripe_anchors"] += x
         self.stats["stripe_passes"] += 1
+        self.stats["stripe_cycles_max"] += busiest
         if parts:
             kk = np.concatenate([p[0] for p in parts])
             sizes = np.concatenate([np.diff(p[1]) for p in parts])
