@@ -112,10 +112,10 @@ def test_waves_equal_cpu(inputs, wave, mem, bands, dcap, round_cells, threads, m
     assert sum(len(cpu_gapped.extend_anchors(*a)[0]) for a in inputs) > 0
 
 
-@pytest.mark.parametrize("setting", ["ABANDONED_IN_BLOCKS", "EARLY_WAVES"])
+@pytest.mark.parametrize("setting", ["ABANDONED_IN_BLOCKS", "EARLY_WAVES", "ABANDONED_AFTER_EARLY"])
 def test_former_paths_equal_cpu(inputs, setting, monkeypatch):
     """What these settings replaced (warp rounds of abandoned anchors; a wave sent only once the one before
-    had finished) still gives the CPU's result."""
+    had finished; the abandoned batch beside the early one) still gives the CPU's result."""
     monkeypatch.setattr(gpu_gapped, setting, False)
     test_waves_equal_cpu(inputs, 64, 1 << 30, (512, 2048), 300, _DEF, 2, monkeypatch)
 
