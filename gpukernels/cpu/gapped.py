@@ -179,9 +179,14 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             break
         if not store:
             ntb = lo  # score-only: anti-diagonal d's bytes at tb[lo:hi]
-        tb_off = grow(tb_off, d + 1)
-        tb_lo = grow(tb_lo, d + 1)
-        tb = grow(tb, ntb + hi - lo)
+        # (the calls only where a buffer is short: a call with array arguments costs about as much as
+        # a hundred cells of the loop below, a few of them an anti-diagonal)
+        if d >= tb_off.shape[0]:
+            tb_off = grow(tb_off, d + 1)
+        if d >= tb_lo.shape[0]:
+            tb_lo = grow(tb_lo, d + 1)
+        if ntb + hi - lo > tb.shape[0]:
+            tb = grow(tb, ntb + hi - lo)
         tb_off[d] = ntb
         tb_lo[d] = lo
         floor = best - ydrop
@@ -260,8 +265,11 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         # cells of the wall intervals live at d
         while j_scanned < d - lo:
             j_scanned += 1
-            heap, n_heap = file_row(heap, n_heap, walls, wt0 + wdir * j_scanned, j_scanned, wq0, wdir, d, qn)
-        n_heap, live, n_live = live_at(heap, n_heap, live, n_live, d)
+            lt = wt0 + wdir * j_scanned
+            if walls.shape[1] and walls[lt, 0, 1] != 0:        # (a row with no wall files nothing)
+                heap, n_heap = file_row(heap, n_heap, walls, lt, j_scanned, wq0, wdir, d, qn)
+        if n_heap > 0 and heap[0, 0] <= d:
+            n_heap, live, n_live = live_at(heap, n_heap, live, n_live, d)
         x = 0
         while x < n_live:
             if live[x, 0] <= d:
