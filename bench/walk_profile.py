@@ -89,7 +89,7 @@ def main(argv=None):
         h0 = host.copy()
         out = inner_stripe(mine, *rest)
         dh = host - h0
-        stripe_rows.append((getattr(strand_of, "s", "?"), int(mine[0]), len(mine), out[0],
+        stripe_rows.append(("+" if rest[8] is q.codes else "-", int(mine[0]), len(mine), out[0],
                             int(dh[gg.H_KEPT:gg.H_N].sum()), int(dh[2]), int(dh[5]),
                             (dh[gg.H_KEPT:gg.H_N] / 1e6).round(1).tolist()))
         return out

@@ -1947,8 +1947,8 @@ def _store_pieces(pieces, idx, ops_idx, store, used):
     copied straight into the store.
 
     A long batch's pieces hold megabases of columns: joined first into a
-    fresh array, they took 12 ms of page faults and copies on the batch's
-    thread (E. coli, − strand), with the walk waiting for it.
+    fresh array, they took 12 ms on the batch's thread in one timeline
+    (E. coli, − strand), with the walk waiting for the batch.
     """
     lens = np.array([len(p) for p in pieces], dtype=np.int64)
     store, offs = _column_offsets(lens, idx, ops_idx, store, used)
