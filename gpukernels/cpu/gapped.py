@@ -559,19 +559,30 @@ def extend_side(right, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matri
 
 
 @njit(cache=True, nogil=True)
-def join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext):
+def join_sides(lops, rops, aq, at, li, lj, lsc, rsc, gap_open):
     """Forward path of an anchor from its left columns (anchor outwards) and right columns.
+
+    ``lsc`` and ``rsc`` are the sides' best scores. Each side's columns are
+    a path of its DP to its best cell, so they score that best (a WFA path
+    is taken only where it scores the same), and the path's score is their
+    sum, with one gap opening given back where both sides start with a gap
+    of the same kind: joined at the anchor, the two are one gap. (Summing,
+    not rescoring the path column by column: a megabase alignment's rescore
+    took most of its keep. ``tests/test_wfa_traceback.py`` rescoring every
+    kept path holds the two equal.)
 
     Returns the path, its target and query start, and its score.
     """
     nl = lops.shape[0]
-    path = np.empty(nl + rops.shape[0], dtype=np.uint8)
+    nr = rops.shape[0]
+    path = np.empty(nl + nr, dtype=np.uint8)
     for k in range(nl):
         path[k] = lops[nl - 1 - k]
-    move_items(path, nl, rops, 0, rops.shape[0])
-    s_t0 = at + 1 - lj
-    s_q0 = aq + 1 - li
-    return path, s_t0, s_q0, rescore(path, t, s_t0, q, s_q0, matrix, gap_open, gap_ext)
+    move_items(path, nl, rops, 0, nr)
+    score = lsc + rsc
+    if nl and nr and lops[0] == rops[0] and lops[0] >= OP_I:
+        score += gap_open
+    return path, at + 1 - lj, aq + 1 - li, score
 
 
 @njit(cache=True, nogil=True)
@@ -689,7 +700,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 rsc, ri, rj, c2, rops, tb, tb_off, tb_lo = extend_side(
                     True, t, q, t_rev, q_rev, aq, at, *bounds, matrix, gap_open, gap_ext, ydrop, self_barrier,
                     walls, work, tb, tb_off, tb_lo)
-        path, s_t0, s_q0, score = join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
+        path, s_t0, s_q0, score = join_sides(lops, rops, aq, at, li, lj, lsc, rsc, gap_open)
         nops = path.shape[0]
         if score < gappedthresh:
             continue

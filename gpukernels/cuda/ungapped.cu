@@ -185,6 +185,14 @@ __device__ __forceinline__ void lane_counts(LetterReader& tr, LetterReader& qr, 
 
 // A diagonal of the lane kernel: its hits h .. b - 1, the query position q of hit h, the diagonal
 // (target - query) and its extent.
+// The start of a lane's pass over `letters` letters: at most LANE_PASS_CAP of them to do (capped:
+// the pass has letters past the cap), the running score and the best at zero.
+__device__ __forceinline__ void lane_pass_start(long long letters, int& todo, bool& capped, int& run, int& best) {
+    todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;
+    capped = letters > LANE_PASS_CAP;
+    run = best = 0;
+}
+
 struct LaneDiagonal {
     long long h, b, q, diag, ext;
 };
@@ -271,10 +279,7 @@ extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char
                 start = mark;
                 off = mark = 0;
                 dir = 1;
-                const long long letters = limit - pos;
-                todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;
-                capped = letters > LANE_PASS_CAP;
-                run = best = 0;
+                lane_pass_start(limit - pos, todo, capped, run, best);
                 pass = true;
                 continue;
             } else {
@@ -318,10 +323,7 @@ extend_diagonals_lanes(const unsigned char* t, long long tn, const unsigned char
         off = -1;
         start = mark = 0;
         dir = -1;
-        const long long letters = pos - stop;
-        todo = letters < LANE_PASS_CAP ? (int)letters : LANE_PASS_CAP;
-        capped = letters > LANE_PASS_CAP;
-        run = best = 0;
+        lane_pass_start(pos - stop, todo, capped, run, best);
         pass = true;
     }
 }

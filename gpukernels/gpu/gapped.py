@@ -925,8 +925,8 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     sweep stops at that anti-diagonal D when :func:`_rows_not_above` holds,
     with the kernel's argument (``cuda/gapped.cu``): the rest of the run
     cannot change the best cell or its traceback. Else it goes on to its end,
-    as :func:`gpukernels.cpu.gapped.extend_side`. Returns the best cell
-    ``(i, j)``, the cells, the columns, the grown buffers, whether it
+    as :func:`gpukernels.cpu.gapped.extend_side`. Returns the best score and
+    cell ``(i, j)``, the cells, the columns, the grown buffers, whether it
     stopped, and the anti-diagonals it swept (its cells lie in target rows
     at most that far from the anchor).
     """
@@ -949,7 +949,7 @@ def _redo_side(right, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, 
     tb_off[dlast + 1] = st[cg.ST_NTB]
     bi, bj = st[cg.ST_BI], st[cg.ST_BJ]
     ops = cg.traceback_columns(tb, tb_off, tb_lo, bi, bj, tA, T0, -1, qA, Q0, 1)
-    return bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped, dlast
+    return st[cg.ST_BEST], bi, bj, st[cg.ST_CELLS], ops, tb, tb_off, tb_lo, stopped, dlast
 
 
 @njit(cache=True, nogil=True)
@@ -959,15 +959,16 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
 
     The GPU's: inspector row ``r`` and the columns ``store[idx[right]:idx[right + 1]]``;
     with ``redo``, the host's DP (:func:`_redo_side`, stopped at the stale best
-    where the rows ``kept`` allow) instead. Returns the best cell ``(i, j)``,
-    the cells, the columns from the anchor outwards, the host DP's (grown)
+    where the rows ``kept`` allow) instead. Returns the best score and cell
+    ``(i, j)``, the cells, the columns from the anchor outwards, the host DP's (grown)
     buffers, whether the redo stopped at the stale best, and the
     anti-diagonals the redo swept (0 for the GPU's result).
     """
     if redo:
         return _redo_side(right == 1, kept, t, q, t_rev, q_rev, aq, at, t_lo, t_hi, q_lo, q_hi, matrix, gap_open,
                           gap_ext, ydrop, self_barrier, walls, work, tb, tb_off, tb_lo)
-    return r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo, False, 0
+    return (r[R_BEST], r[R_BI], r[R_BJ], r[R_CELLS], store[idx[right]:idx[right + 1]].copy(), tb, tb_off, tb_lo,
+            False, 0)
 
 
 @njit(cache=True, nogil=True)
@@ -975,8 +976,8 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
     """Both sides of anchor ``a`` as the walk takes them (:func:`_side_now`; ``redo``: bit 1 the left side
     redone, bit 2 the right), counted in the walk's counters (``held``'s last).
 
-    Returns the left side's best cell and columns, the right side's, the
-    cells of both, each side's anti-diagonals swept by a redo, and the grown
+    Returns the left side's best score, cell and columns, the right side's,
+    the cells of both, each side's anti-diagonals swept by a redo, and the grown
     host DP buffers.
     """
     (_, _, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi,
@@ -985,17 +986,17 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
     at = anchor_t[a]
     sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
              self_barrier, walls, work)
-    li, lj, n1, lops, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
+    lsc, li, lj, n1, lops, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
                                                             _kept_on_host(rows_host, rows_at, 2 * a), store,
                                                             ops_idx[a], *sides, tb, tb_off, tb_lo)
-    ri, rj, n2, rops, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
+    rsc, ri, rj, n2, rops, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
                                                             _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
                                                             ops_idx[a], *sides, tb, tb_off, tb_lo)
     host[9] += s1 + s2
     if redo:
         host[0] += 1
         host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
-    return li, lj, lops, ri, rj, rops, n1 + n2, d1, d2, tb, tb_off, tb_lo
+    return lsc, li, lj, lops, rsc, ri, rj, rops, n1 + n2, d1, d2, tb, tb_off, tb_lo
 
 
 @njit(cache=True, nogil=True)
@@ -1108,8 +1109,8 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         status[a] = 4
         c2 = cycles()
         host[H_CHECK] += c2 - c1
-        li, lj, lops, ri, rj, rops, cells, _, _, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held, work, tb,
-                                                                                  tb_off, tb_lo)
+        lsc, li, lj, lops, rsc, ri, rj, rops, cells, _, _, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held,
+                                                                                            work, tb, tb_off, tb_lo)
         anchor_cells[a] = cells
         c3 = cycles()
         host[H_SIDES] += c3 - c2
@@ -1117,7 +1118,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
             host[3 + st] += 1
         if li + lj + ri + rj == 0:
             continue
-        path, s_t0, s_q0, score = cg.join_sides(lops, rops, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
+        path, s_t0, s_q0, score = cg.join_sides(lops, rops, aq, at, li, lj, lsc, rsc, gap_open)
         if score < gappedthresh:
             continue
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,

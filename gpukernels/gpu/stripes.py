@@ -224,8 +224,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
             return x, False, lops, lruns, lents, tb, tb_off, tb_lo
         c2 = cycles()
         host[H_CHECK] += c2 - c1
-        li, lj, lpath, ri, rj, rpath, cells, d1, d2, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held, work,
-                                                                                      tb, tb_off, tb_lo)
+        lsc, li, lj, lpath, rsc, ri, rj, rpath, cells, d1, d2, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held,
+                                                                                                work, tb, tb_off, tb_lo)
         host[H_SIDES] += cycles() - c2
         lo, hi = _rows(a, d1, d2, 0, res_all, anchor_t, t_lo, t_hi)
         if lo < row_lo or hi >= row_hi:
@@ -238,7 +238,7 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
             host[5] += 1
         if li + lj + ri + rj == 0:
             continue
-        path, s_t0, s_q0, score = cg.join_sides(lpath, rpath, t, q, aq, at, li, lj, matrix, gap_open, gap_ext)
+        path, s_t0, s_q0, score = cg.join_sides(lpath, rpath, aq, at, li, lj, lsc, rsc, gap_open)
         if score < gappedthresh:
             continue
         lanchor[lcnt[0]] = a
