@@ -7,11 +7,15 @@ The public face:
 * :func:`write_alignments`: PAF, LASTZ general, MAF or BLAST tabular out.
 """
 
-from .engine import AlignOptions, StageStats, align
-from .errors import InputError
-from .formats import write_alignments
-from .genome import Genome, load_genome, read_fasta
-from .scoring import Scoring, lastz_scoring
+from . import cpu_target
+
+cpu_target.choose()  # before numba is imported: it reads NUMBA_CPU_NAME once
+
+from .engine import AlignOptions, StageStats, align  # noqa: E402
+from .errors import InputError  # noqa: E402
+from .formats import write_alignments  # noqa: E402
+from .genome import Genome, load_genome, read_fasta  # noqa: E402
+from .scoring import Scoring, lastz_scoring  # noqa: E402
 
 __all__ = ["AlignOptions", "Genome", "InputError", "Scoring", "StageStats", "align", "lastz_scoring",
            "load_genome", "read_fasta", "write_alignments"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 
+from . import cpu_target
 from .errors import InputError
 
 log = logging.getLogger("gpukernels")
@@ -49,6 +50,8 @@ def resolve_backend(backend="auto", device=None):
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if cpu_target.chosen:
+        log.info("host code: numba tuned for %s on this %s processor (NUMBA_CPU_NAME overrides)", *cpu_target.chosen)
     if backend == "cpu":
         log.info("backend: cpu (numba)")
         return "cpu"
