@@ -342,7 +342,7 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         from . import gpu
         import cupy
         gpu.set_budget(gpu.budget(gpu_mem) // len(strands))
-        cupy.cuda.get_current_stream().synchronize()  # the index, read by both strands' streams
+        gpu.wait()  # the index, read by both strands' streams
         device_id = cupy.cuda.Device().id
         streams = functools.partial(gpu.own_stream, device_id)
         lesser = functools.partial(gpu.own_stream, device_id, urgent=False)

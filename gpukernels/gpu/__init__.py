@@ -61,12 +61,45 @@ def to_device(arr, dtype=None):
     except TypeError:
         return dev
     # another thread's stream may use the copy next: it must be complete
-    cupy.cuda.get_current_stream().synchronize()
+    wait()
     with _uploads_lock:
         if len(_uploads) >= 8:
             _uploads.pop(next(iter(_uploads)))
         _uploads[key] = (ref, dev)
     return dev
+
+
+#: the host's threads wait for the device asleep, on an event made with ``cudaEventBlockingSync``, not
+#: spinning on a core: CUDA's default where a process has fewer contexts than cores. (At a pair's start
+#: the early batch's 16 relay threads wait on a 16-core host, and a thread timing a tiny kernel every
+#: millisecond ran 5-7 times in 20 ms there: the strands' threads waited for a core.) False: the
+#: streams' own synchronize
+BLOCKING_WAITS = True
+_events = threading.local()
+
+
+def wait(stream=None):
+    """Wait for the work queued so far on ``stream`` (default: the calling thread's current stream).
+
+    With :data:`BLOCKING_WAITS`, through an event of the calling thread's,
+    one per device, made to block (the thread sleeps until the device
+    signals); else ``stream.synchronize()``.
+    """
+    import cupy
+    if stream is None:
+        stream = cupy.cuda.get_current_stream()
+    if not BLOCKING_WAITS:
+        stream.synchronize()
+        return
+    events = getattr(_events, "by_device", None)
+    if events is None:
+        events = _events.by_device = {}
+    device = cupy.cuda.runtime.getDevice()
+    event = events.get(device)
+    if event is None:
+        event = events[device] = cupy.cuda.Event(block=True, disable_timing=True)
+    event.record(stream)
+    event.synchronize()
 
 
 def settle():
@@ -79,8 +112,7 @@ def settle():
     other's ungapped kernel). Waiting here first, where the driver holds
     nothing, leaves the copy itself short.
     """
-    import cupy
-    cupy.cuda.get_current_stream().synchronize()
+    wait()
 
 
 def clear_cache():
@@ -107,7 +139,7 @@ def own_stream(device_id, urgent=True, priority=None):
     For a thread that shares the GPU with others: CuPy's default (legacy)
     stream would serialise their kernels, while streams of their own let a
     thread's kernels run beside the other's. The caller must have finished
-    the work its threads read (``cupy.cuda.get_current_stream().synchronize()``
+    the work its threads read (:func:`wait`
     before starting them). ``urgent`` streams get the device's greatest
     priority, the others its least, the default: work that others wait on
     goes first (a wave speculated beside the walk is the one that is not
@@ -134,7 +166,7 @@ def own_stream(device_id, urgent=True, priority=None):
             with stream:
                 yield stream
         finally:
-            stream.synchronize()
+            wait(stream)
             if STREAM_POOL:
                 with _streams_lock:
                     _streams[key].append(stream)

@@ -67,7 +67,8 @@ waves, and the host keeps the sequential rule:
    started from a seed cell (``ydrop_chunk``), checked exactly where they
    take over; with the next such anchors on other diagonals at once when
    there are more host threads (speculation the walk checks). Either way
-   the anchor is rescored and kept at ``gappedthresh``.
+   the anchor is scored (its sides' best scores, ``cpu/gapped.join_sides``) and
+   kept at ``gappedthresh``.
 
 So the output is the CPU twin's, value for value and in the same order,
 whatever the wave size or the memory budget. The counts (waves, anchors
@@ -91,6 +92,7 @@ from ..cpu.buffers import ArrayPool, grow, grow_rows, move_items
 from ..cpu.cycles import cycles
 from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
 from ..cpu.relay import compile_traceback, relay_side, side_region
+from . import wait
 from .kernel_twin import _FAR, _cell_walled, _not_above
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
@@ -1619,7 +1621,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         """:func:`long_on_host` submitted to ``pool``, on a stream of its own, once the future ``after`` (if
         any) is done; returns the future."""
         if hasattr(runner, "cp"):
-            runner.cp.cuda.get_current_stream().synchronize()     # the runner's uploads, for the thread's stream
+            wait()      # the runner's uploads, for the thread's stream
 
         def run():
             from . import own_stream

@@ -23,6 +23,7 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.relay import rows_region, same_state
+from . import wait
 
 
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
@@ -299,7 +300,7 @@ class DeviceRunner:
             for lo, hi in _joined_spans(spans, WALL_COPY_GAP):
                 part = walls[lo:hi]
                 self.walls[lo:hi].data.copy_from_host_async(part.ctypes.data, part.nbytes)
-            self.cp.cuda.get_current_stream().record().synchronize()
+            wait()
             return
         if stop - first <= 2 * int(size.sum()):
             # dense (after a wave's walk, most of the genome): the rows between as they are, no index
@@ -724,7 +725,7 @@ class DeviceRunner:
             cp.cuda.runtime.memcpyAsync(out.data.ptr + int(at[x]), tb.data.ptr + int(start[x]), int(nbytes[x]),
                                         cp.cuda.runtime.memcpyDeviceToDevice, stream.ptr)
         # the traceback reads them from other streams (as it read the launch's buffer after the copies back)
-        stream.synchronize()
+        wait(stream)
         return out, at
 
     def _relay_chunks(self, task, sts, band, room, held, on_device):
@@ -879,14 +880,14 @@ class DeviceRunner:
                 d_to, dbest = int(pieces[-1][4]), int(i + j)
                 wid, lo = table.region_rows(d0, d_to, dbest)
                 r, cols, wid, lo = (self._to_host(x, None, temp, blocking=False) for x in (res, out, wid, lo))
-                stream.synchronize()
+                wait(stream)
                 r, cols = r.copy(), cols[:int(r[0])].copy()
                 table.regions[(d0, d_to, dbest)] = rows_region(lo, wid, d0, dbest)
                 _BLOCKS.give(cp, temp)
             else:
+                wait(stream)
                 r = res.get()
                 cols = out[:int(r[0])].get()
-                stream.synchronize()
         return cols, int(r[1]), int(r[2]), int(r[3])
 
     def _pinned(self, shape, dtype, slot):
@@ -928,7 +929,9 @@ class DeviceRunner:
             blocks.append(_BLOCKS.take(self.cp, arr.nbytes))
             out = np.ndarray(arr.shape, dtype=arr.dtype, buffer=blocks[-1])
         if arr.size:
-            arr.get(out=out, blocking=blocking)
+            arr.get(out=out, blocking=False)
+            if blocking:
+                wait()
         return out
 
     def _to_device(self, arr, slot):
