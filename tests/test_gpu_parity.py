@@ -322,3 +322,18 @@ def test_executor_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
           f"{sum(k for _, k, _ in compared)} kept rows")
     assert sum(n for n, _, _ in compared) > 300 and sum(k for _, k, _ in compared) > 100
     assert [x for x in compared if not x[2]] == []
+
+
+def test_blocking_waits_give_the_same_alignments(monkeypatch):
+    """Waiting for the device asleep (``gpu.BLOCKING_WAITS``, off by default) changes only the host's
+    waits: the bundled 40 kb H. pylori pieces give the same alignments, column for column."""
+    from gpukernels import gpu
+    from gpukernels.engine import align
+    t = read_fasta(ref.ROOT / "tests" / "data" / "hpylori_g27_40k.fa.gz")
+    q = read_fasta(ref.ROOT / "tests" / "data" / "hpylori_sjm180_40k.fa.gz")
+    base = align(t, q, AlignOptions(), backend="gpu", threads=4)
+    monkeypatch.setattr(gpu, "BLOCKING_WAITS", True)
+    got = align(t, q, AlignOptions(), backend="gpu", threads=4)
+    assert len(base) > 0 and len(got) == len(base)
+    for name in ("t_rec", "t_start", "t_end", "q_rec", "q_start", "q_end", "strand", "score", "op_off", "ops"):
+        assert np.array_equal(getattr(got, name), getattr(base, name)), name

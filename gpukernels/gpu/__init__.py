@@ -69,12 +69,13 @@ def to_device(arr, dtype=None):
     return dev
 
 
-#: the host's threads wait for the device asleep, on an event made with ``cudaEventBlockingSync``, not
-#: spinning on a core: CUDA's default where a process has fewer contexts than cores. (At a pair's start
-#: the early batch's 16 relay threads wait on a 16-core host, and a thread timing a tiny kernel every
-#: millisecond ran 5-7 times in 20 ms there: the strands' threads waited for a core.) False: the
+#: the host's threads wait for the device asleep, on an event made with ``cudaEventBlockingSync``, instead of
+#: spinning on a core (CUDA's default where a process has fewer contexts than cores). At a pair's start the
+#: early batch's 16 relay threads wait on a 16-core host, and a thread timing a tiny kernel every
+#: millisecond ran only 5-7 times in 20 ms there; but asleep, the E. coli pair took 0.480 s (9 pairs, one
+#: more of 0.664 s) against 0.474 s spinning, alternated in one process (thirty-fourth session). Off: the
 #: streams' own synchronize
-BLOCKING_WAITS = True
+BLOCKING_WAITS = False
 _events = threading.local()
 
 
