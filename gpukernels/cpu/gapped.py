@@ -217,12 +217,12 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         # (with the anti-diagonal's best substitution-ending score; the edge cells below never are)
         dbest = NEG32
         for i in range(uint64(i_in), uint64(i_out)):
-            sub = Hd2[i - one] + S[i]
-            e_open = Hd1[i] - goe
-            e_ext = Ed1[i] - gext
+            sub = np.int32(Hd2[i - one] + S[i])
+            e_open = np.int32(Hd1[i] - goe)
+            e_ext = np.int32(Ed1[i] - gext)
             e = max(e_open, e_ext)
-            f_open = Hd1[i - one] - goe
-            f_ext = Fd1[i - one] - gext
+            f_open = np.int32(Hd1[i - one] - goe)
+            f_ext = np.int32(Fd1[i - one] - gext)
             f = max(f_open, f_ext)
             h = max(sub, max(e, f))
             src = ZERO if h == sub else (ONE if h == e else TWO)
