@@ -17,7 +17,7 @@ cells). Rules, shared with the CUDA kernel:
 """
 
 import numpy as np
-from numba import njit, uint64
+from numba import int64, njit, uint64
 
 from .buffers import grow, move_items
 from .wall_events import file_row, live_at
@@ -293,10 +293,13 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
                 dbest = max(dbest, v)
         dbi = -1
         if dbest > NEG and dbest >= best:
-            for i in range(lo, hi):
-                if Hd[i] == dbest and (tb[ntb + i - lo] & 3) == 0:
-                    dbi = i
-                    break
+            # the first such cell as a minimum over the anti-diagonal: with no early exit, the loop vectorises
+            first = uint64(hi)
+            for iu in range(uint64(lo), uint64(hi)):
+                hit = (Hd[iu] == dbest) & ((tb[tbo + iu] & np.uint8(3)) == 0)
+                first = min(first, iu if hit else uint64(hi))
+            if first < hi:
+                dbi = int64(first)
         nlo = lo
         while nlo < hi and Hd[nlo] <= NEG:
             nlo += 1
