@@ -32,6 +32,7 @@ def choose(host_name=None):
     Returns None where nothing is set: the user chose, numba has read its
     configuration already (it was imported first), or the host is another.
     """
+    global chosen
     if "NUMBA_CPU_NAME" in os.environ or "NUMBA_CPU_FEATURES" in os.environ or "numba" in sys.modules:
         return None
     if host_name is None:
@@ -39,7 +40,6 @@ def choose(host_name=None):
         host_name = llvm.get_host_cpu_name()
     if host_name not in SLOWER_AS_HOST:
         return None
-    global chosen
     os.environ["NUMBA_CPU_NAME"] = TUNING
     chosen = (TUNING, host_name)
     return TUNING

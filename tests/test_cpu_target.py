@@ -4,34 +4,45 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from gpukernels import cpu_target
 
 
-def test_choose_sets_the_tuning_only_on_listed_hosts(monkeypatch):
-    monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)
-    monkeypatch.delenv("NUMBA_CPU_FEATURES", raising=False)
-    monkeypatch.delitem(sys.modules, "numba", raising=False)    # as before numba is imported
+@pytest.fixture
+def before_numba(monkeypatch):
+    """As before numba is imported, with neither variable set; whatever ``choose`` sets is undone after."""
+    for name in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
+        monkeypatch.setenv(name, "")        # (recorded, so that the test's end restores the variable as it was)
+        monkeypatch.delenv(name)
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.setattr(cpu_target, "chosen", None)
+    return monkeypatch
+
+
+def test_choose_sets_the_tuning_only_on_listed_hosts(before_numba):
     assert cpu_target.choose("znver4") is None
-    assert "NUMBA_CPU_NAME" not in os.environ
+    assert "NUMBA_CPU_NAME" not in os.environ and cpu_target.chosen is None
     assert cpu_target.choose("emeraldrapids") == cpu_target.TUNING
     assert os.environ["NUMBA_CPU_NAME"] == cpu_target.TUNING
-    monkeypatch.setattr(cpu_target, "chosen", None)
+    assert cpu_target.chosen == (cpu_target.TUNING, "emeraldrapids")
 
 
-def test_choose_leaves_the_users_setting_alone(monkeypatch):
-    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
-    monkeypatch.delitem(sys.modules, "numba", raising=False)
+def test_choose_leaves_the_users_setting_alone(before_numba):
+    before_numba.setenv("NUMBA_CPU_NAME", "generic")
     assert cpu_target.choose("emeraldrapids") is None
-    monkeypatch.delenv("NUMBA_CPU_NAME")
-    monkeypatch.setenv("NUMBA_CPU_FEATURES", "")
+    assert os.environ["NUMBA_CPU_NAME"] == "generic"
+    before_numba.delenv("NUMBA_CPU_NAME")
+    before_numba.setenv("NUMBA_CPU_FEATURES", "")
     assert cpu_target.choose("emeraldrapids") is None
+    assert "NUMBA_CPU_NAME" not in os.environ
 
 
-def test_choose_after_numba_is_imported_does_nothing(monkeypatch):
-    import numba  # noqa: F401
-    monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)
-    monkeypatch.delenv("NUMBA_CPU_FEATURES", raising=False)
+def test_choose_after_numba_is_imported_does_nothing(before_numba):
+    import numba
+    before_numba.setitem(sys.modules, "numba", numba)
     assert cpu_target.choose("emeraldrapids") is None
+    assert "NUMBA_CPU_NAME" not in os.environ
 
 
 def test_package_import_runs_the_choice_before_numba():
