@@ -3,8 +3,11 @@
 # MG1655 x DH1, the CPU peers (LASTZ 1 core, LASTZ all cores, minimap2 asm20), then the workflow
 # and WFA benchmarks when present. Prints a short table last; logs go to $OUT (or ./device-out).
 #
-#   bash bench/device.sh [PART...]      PART: tests bench peers others wide saureus (default:
+#   bash bench/device.sh [PART...]      PART: tests bench peers others wide saureus prev (default:
 #                                       tests bench peers others; parts run in the order given)
+#   prev: the session's start, a copy of its gpukernels/ and bench/ in .carry/prev (`git archive START
+#   gpukernels bench | tar -x -C .carry/prev`), against this tree on E. coli, one process of REPEATS pairs
+#   each, alternated PREV_ROUNDS times (default 2)
 #
 # Carried (run's carry list [".carry", ".whl"]):
 #   .carry/data/{bacteria,fungi}/*.fa.gz   genomes (AVA_SHARED_DATA points here)
@@ -81,6 +84,18 @@ part_saureus() {
         >"$OUT/saureus.log" 2>&1
     echo "saureus bench rc=$?" >>"$OUT/saureus.log"
     grep -E "warm-up pair|parity|strand|per pair|rc=" "$OUT/saureus.log" | cut -c1-400
+}
+
+part_prev() {
+    if [ ! -d .carry/prev/gpukernels ]; then echo "== prev: no .carry/prev"; return; fi
+    echo "== the session's start (.carry/prev) against this tree (E. coli, bench/ab_settings.py)"
+    for r in $(seq "${PREV_ROUNDS:-2}"); do
+        for tree in .carry/prev .; do
+            printf '%-12s' "$tree"
+            (cd "$tree" && PYTHONPATH="$PWD" timeout "$T_BENCH" python3 bench/ab_settings.py "$T" "$Q" \
+                --repeats "${REPEATS:-3}" --rounds 1 "" 2>&1 | tail -1)
+        done
+    done | tee "$OUT/prev.log"
 }
 
 part_peers() {
