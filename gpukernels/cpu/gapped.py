@@ -207,8 +207,9 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         # Unsigned indices (numba then skips its negative-index tests) and
         # int32 operands let LLVM vectorise this loop; the substitution scores
         # are gathered first, in a loop of their own. Each sum is cast back to
-        # int32 (the scores stay far inside its range): numba widens int32
-        # arithmetic to int64, and the loop then ran half as many cells a vector.
+        # int32, the type of the rows it goes to (the comparisons between them
+        # see the same values wherever no sum overflows 32 bits): numba widens
+        # int32 arithmetic to int64, and the loop then ran half as many cells a vector.
         tofs = uint64(T0 - d)
         q0u = uint64(Q0)
         one = uint64(1)

@@ -989,11 +989,11 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
     sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
              self_barrier, walls, work)
     lsc, li, lj, n1, lops, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
-                                                            _kept_on_host(rows_host, rows_at, 2 * a), store,
-                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
+                                                                 _kept_on_host(rows_host, rows_at, 2 * a), store,
+                                                                 ops_idx[a], *sides, tb, tb_off, tb_lo)
     rsc, ri, rj, n2, rops, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
-                                                            _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
-                                                            ops_idx[a], *sides, tb, tb_off, tb_lo)
+                                                                 _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
+                                                                 ops_idx[a], *sides, tb, tb_off, tb_lo)
     host[9] += s1 + s2
     if redo:
         host[0] += 1
