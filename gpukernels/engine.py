@@ -39,6 +39,8 @@ QUERY_HITS = 1 << 26
 YIELD_BELOW = 1 << 14
 #: seconds between GIL handovers while the two strands share the GPU (Python's default is 0.005)
 SWITCH_S = 1e-4
+#: the largest score the stages' 32-bit cells hold (both backends keep their DP rows in int32)
+SCORE_ROOF = (1 << 31) - 1
 
 
 @dataclass
@@ -276,6 +278,39 @@ def align_strand(target: Genome, query: Genome, index, options: AlignOptions, re
     return alns
 
 
+def longest_safe_alignment(scoring: Scoring):
+    """Columns an alignment may hold before its score could pass :data:`SCORE_ROOF` (None: never).
+
+    An extension's score grows by at most the best substitution score a
+    column; the DP's cells hold it in 32 bits on both backends, so an
+    alignment longer than this may be cut short where its score would pass
+    the roof (one more column fits the sum before the cut).
+    """
+    top = int(np.asarray(scoring.matrix).max())
+    return None if top <= 0 else SCORE_ROOF // top - 1
+
+
+def warn_score_roof(target: Genome, query: Genome, scoring: Scoring):
+    """Log a warning where records of both genomes are longer than :func:`longest_safe_alignment`.
+
+    Only an alignment that long could reach the roof (nearly identical
+    records, with the default scores more than 21 Mb of them); the
+    workflow's windows (``split.size``, 10 Mb by default) keep every record
+    below it. Returns the limit where it warned, else None.
+    """
+    limit = longest_safe_alignment(scoring)
+    if limit is None or not target.n_records or not query.n_records:
+        return None
+    t_long, q_long = int(target.sizes.max()), int(query.sizes.max())
+    if min(t_long, q_long) <= limit:
+        return None
+    log.warning("%s and %s hold records of %s and %s letters: an alignment of more than %s columns would pass "
+                "the 32-bit score range and be cut short there. Split the records below that length (the "
+                "workflow's split.size) where such an alignment may exist.", target.name, query.name,
+                f"{t_long:,}", f"{q_long:,}", f"{limit:,}")
+    return limit
+
+
 def align(target: Genome, query: Genome, options: AlignOptions | None = None, backend="auto",
           device=None, gpu_mem=None, stats: StageStats | None = None, threads=1):
     """Align ``query`` against ``target`` on both strands (or one).
@@ -322,6 +357,7 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     if options.preset != "lastz":
         raise InputError(f"unknown preset {options.preset!r}; choose lastz or gecko")
     log.info("gapped traceback: %s", resolve_traceback(options, chosen))  # checks the choice early
+    warn_score_roof(target, query, options.scoring)
     t1 = time.perf_counter()
     if options.seeding == "fmindex":
         fmindex.check_params(options.seed_length, options.mismatches, options.occ_cap)

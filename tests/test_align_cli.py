@@ -115,3 +115,20 @@ def test_gpu_backend_without_gpu_is_a_clear_error(tmp_path, capsys):
 def test_bad_seed_is_a_clear_error(tmp_path, capsys):
     assert main(["align", T, Q, "--seed", "1021", "-o", str(tmp_path / "x.paf")]) == 2
     assert "seed pattern" in capsys.readouterr().err
+
+
+def test_records_past_the_score_roof_are_warned(pair, caplog):
+    """Records of both genomes longer than an alignment's score fits in 32 bits get a warning naming them.
+
+    With the default scores the roof lies past 21 Mb (no warning for the 40 kb pair); with a match of
+    1,000,000 it lies at 2,146 columns, below the bundled records."""
+    from gpukernels.engine import longest_safe_alignment, warn_score_roof
+    from gpukernels.scoring import lastz_scoring, uniform_matrix
+    t, q, _ = pair
+    assert longest_safe_alignment(lastz_scoring()) == (2**31 - 1) // 100 - 1
+    assert warn_score_roof(t, q, lastz_scoring()) is None
+    big = lastz_scoring(matrix=uniform_matrix(1_000_000, 1_000_000))
+    with caplog.at_level("WARNING", logger="gpukernels"):
+        assert warn_score_roof(t, q, big) == 2146
+    assert "hpylori_g27_40k" in caplog.text and "2,146 columns" in caplog.text
+    assert longest_safe_alignment(lastz_scoring(matrix=uniform_matrix(-1, 5), xdrop=0)) is None
