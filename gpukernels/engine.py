@@ -305,7 +305,7 @@ def warn_score_roof(target: Genome, query: Genome, scoring: Scoring):
     if min(t_long, q_long) <= limit:
         return None
     log.warning("%s and %s hold records of %s and %s letters: an alignment of more than %s columns would pass "
-                "the 32-bit score range and be cut short there. Split the records below that length (the "
+                "the 32-bit score range and may be cut short there. Split the records below that length (the "
                 "workflow's split.size) where such an alignment may exist.", target.name, query.name,
                 f"{t_long:,}", f"{q_long:,}", f"{limit:,}")
     return limit
