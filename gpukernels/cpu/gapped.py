@@ -150,6 +150,8 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     live = np.empty((16, 2), dtype=np.int64)
     n_live = 0
     j_scanned = max(-1, d - max(hi1, hi2) - 1)
+    W = work.shape[1]
+    wk = work.reshape(work.size)
     done = 0
     dlast = d
 
@@ -190,14 +192,10 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         tb_off[d] = ntb
         tb_lo[d] = lo
         floor = best - ydrop
-        Hd2 = work[hA]
-        Hd1 = work[hB]
-        Hd = work[hC]
-        Ed1 = work[eB]
-        Ed = work[eA]
-        Fd1 = work[fB]
-        Fd = work[fA]
-        S = work[7]
+        # the rows as offsets into one flat view of ``work``: a view of a row made per anti-diagonal
+        # cost its reference counts every time
+        oH2, oH1, oH = hA * W, hB * W, hC * W
+        oE1, oE, oF1, oF = eB * W, eA * W, fB * W, fA * W
         # Reads outside the computed ranges of d-1 and d-2 hit the NEG
         # sentinels written just outside them, so the sweep needs no range tests.
         # Cells with i == 0 (only gaps in the query) or j == 0 (only gaps in
@@ -215,55 +213,57 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         one = uint64(1)
         tbo = uint64(ntb - lo)
         floor32 = np.int32(floor)
+        uH2, uH1, uH = uint64(oH2), uint64(oH1), uint64(oH)
+        uE1, uE, uF1, uF, uS = uint64(oE1), uint64(oE), uint64(oF1), uint64(oF), uint64(7 * W)
         for i in range(uint64(i_in), uint64(i_out)):
-            S[i] = flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
+            wk[uS + i] = flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
         # (with the anti-diagonal's best substitution-ending score; the edge cells below never are)
         dbest = NEG32
         for i in range(uint64(i_in), uint64(i_out)):
-            sub = np.int32(Hd2[i - one] + S[i])
-            e_open = np.int32(Hd1[i] - goe)
-            e_ext = np.int32(Ed1[i] - gext)
+            sub = np.int32(wk[uH2 + i - one] + wk[uS + i])
+            e_open = np.int32(wk[uH1 + i] - goe)
+            e_ext = np.int32(wk[uE1 + i] - gext)
             e = max(e_open, e_ext)
-            f_open = np.int32(Hd1[i - one] - goe)
-            f_ext = np.int32(Fd1[i - one] - gext)
+            f_open = np.int32(wk[uH1 + i - one] - goe)
+            f_ext = np.int32(wk[uF1 + i - one] - gext)
             f = max(f_open, f_ext)
             h = max(sub, max(e, f))
             src = ZERO if h == sub else (ONE if h == e else TWO)
             alive = h >= floor32
             hv = h if alive else NEG32
-            Hd[i] = hv
-            Ed[i] = e if alive else NEG32
-            Fd[i] = f if alive else NEG32
+            wk[uH + i] = hv
+            wk[uE + i] = e if alive else NEG32
+            wk[uF + i] = f if alive else NEG32
             tb[tbo + i] = np.uint8(src | (FOUR if e_ext > e_open else ZERO) | (EIGHT if f_ext > f_open else ZERO))
             dbest = max(dbest, hv if src == ZERO else NEG32)
         if lo == 0:
             # cell (0, d): a gap in the query from (0, d - 1)
-            e_open = Hd1[0] - goe
-            e_ext = Ed1[0] - gext
+            e_open = wk[oH1] - goe
+            e_ext = wk[oE1] - gext
             e = max(e_open, e_ext)
             alive = e >= floor
-            Hd[0] = e if alive else NEG
-            Ed[0] = e if alive else NEG
-            Fd[0] = NEG
+            wk[oH] = e if alive else NEG
+            wk[oE] = e if alive else NEG
+            wk[oF] = NEG
             tb[ntb] = 1 | (4 if e_ext > e_open else 0)
         if hi == d + 1:
             # cell (d, 0): a gap in the target from (d - 1, 0)
-            f_open = Hd1[d - 1] - goe
-            f_ext = Fd1[d - 1] - gext
+            f_open = wk[oH1 + d - 1] - goe
+            f_ext = wk[oF1 + d - 1] - gext
             f = max(f_open, f_ext)
             alive = f >= floor
-            Hd[d] = f if alive else NEG
-            Ed[d] = NEG
-            Fd[d] = f if alive else NEG
+            wk[oH + d] = f if alive else NEG
+            wk[oE + d] = NEG
+            wk[oF + d] = f if alive else NEG
             tb[ntb + d - lo] = 2 | (8 if f_ext > f_open else 0)
         # the self-comparison barrier and the walls of earlier alignments
         ib = (d - barrier) // 2 if (d - barrier) % 2 == 0 else -1
         killed_best = False     # a cell killed here held the anti-diagonal's best: look for it again
         if lo <= ib < hi:
-            killed_best = Hd[ib] == dbest
-            Hd[ib] = NEG
-            Ed[ib] = NEG
-            Fd[ib] = NEG
+            killed_best = wk[oH + ib] == dbest
+            wk[oH + ib] = NEG
+            wk[oE + ib] = NEG
+            wk[oF + ib] = NEG
         # walls of earlier alignments: the rows entering the j range [d - hi + 1, d - lo], then the
         # cells of the wall intervals live at d
         while j_scanned < d - lo:
@@ -282,42 +282,42 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
                 continue
             iw = d - live[x, 1]
             if lo <= iw < hi:
-                killed_best = killed_best or Hd[iw] == dbest
-                Hd[iw] = NEG
-                Ed[iw] = NEG
-                Fd[iw] = NEG
+                killed_best = killed_best or wk[oH + iw] == dbest
+                wk[oH + iw] = NEG
+                wk[oE + iw] = NEG
+                wk[oF + iw] = NEG
             x += 1
         # the best substitution-ending cell (first of equals, looked for only where it is the best
         # so far) and the live range
         if killed_best:
             dbest = NEG32
             for iu in range(uint64(lo), uint64(hi)):
-                v = Hd[iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else NEG32
+                v = wk[uH + iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else NEG32
                 dbest = max(dbest, v)
         dbi = -1
         if dbest > NEG and dbest >= best:
             # the first such cell as a minimum over the anti-diagonal: with no early exit, the loop vectorises
             first = uint64(hi)
             for iu in range(uint64(lo), uint64(hi)):
-                hit = (Hd[iu] == dbest) & ((tb[tbo + iu] & np.uint8(3)) == 0)
+                hit = (wk[uH + iu] == dbest) & ((tb[tbo + iu] & np.uint8(3)) == 0)
                 first = min(first, iu if hit else uint64(hi))
             if first < hi:
                 dbi = int64(first)
         nlo = lo
-        while nlo < hi and Hd[nlo] <= NEG:
+        while nlo < hi and wk[oH + nlo] <= NEG:
             nlo += 1
         nhi = hi
-        while nhi > nlo and Hd[nhi - 1] <= NEG:
+        while nhi > nlo and wk[oH + nhi - 1] <= NEG:
             nhi -= 1
         # sentinels just outside the computed range of d
         if lo >= 1:
-            Hd[lo - 1] = NEG
-            Ed[lo - 1] = NEG
-            Fd[lo - 1] = NEG
+            wk[oH + lo - 1] = NEG
+            wk[oE + lo - 1] = NEG
+            wk[oF + lo - 1] = NEG
         if hi < work.shape[1]:
-            Hd[hi] = NEG
-            Ed[hi] = NEG
-            Fd[hi] = NEG
+            wk[oH + hi] = NEG
+            wk[oE + hi] = NEG
+            wk[oF + hi] = NEG
         cells += hi - lo
         ntb += hi - lo
         dlast = d
