@@ -109,6 +109,22 @@ def _key_range(key, sorted_keys, bucket, shift):
     return first, a
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _keeps(t, q, self_mode, q_total, span):
+    """Does a self-comparison's ``self_mode`` keep the hit of query word ``q`` at target word ``t``?"""
+    if self_mode == 1:
+        return t < q
+    if self_mode == 2:
+        return t <= q_total - q - span
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _variant(k0, v):
+    """Key ``k0`` with a transition at care position ``v - 1`` (``v`` 0: the key itself)."""
+    return k0 if v == 0 else k0 ^ (2 << (2 * (v - 1)))
+
+
 @njit(cache=True, nogil=True)
 def find_hits(qkeys, q_lo, q_hi, sorted_keys, sorted_pos, bucket, shift, w, transition,
               self_mode, q_total, span):
@@ -120,43 +136,41 @@ def find_hits(qkeys, q_lo, q_hi, sorted_keys, sorted_pos, bucket, shift, w, tran
     keeps target start ≤ the query word's forward start (opposite strand of
     a self-comparison, the query being reverse-complemented, length ``q_total``).
 
+    The hits are counted first, then written into arrays of that size: the
+    lookups cost less than the copies of arrays grown as the hits came
+    (E. coli's 24 M hits a strand: 3.2 against 4.5-5.3 s).
+
     Returns
     -------
     hit_q, hit_t : ndarray of int64
         Ordered by query position, then by lookup (exact key first), then target.
     """
     nvar = w + 1 if transition else 1
-    cap = 1 << 16
-    hit_q = np.empty(cap, dtype=np.int64)
-    hit_t = np.empty(cap, dtype=np.int64)
     count = 0
     for q in range(q_lo, q_hi):
         k0 = qkeys[q]
         if k0 < 0:
             continue
         for v in range(nvar):
-            k = k0
-            if v > 0:
-                k = k0 ^ (2 << (2 * (v - 1)))
-            lo, hi = _key_range(k, sorted_keys, bucket, shift)
-            if count + hi - lo > cap:
-                while count + hi - lo > cap:
-                    cap *= 2
-                grown_q = np.empty(cap, dtype=np.int64)
-                grown_t = np.empty(cap, dtype=np.int64)
-                grown_q[:count] = hit_q[:count]
-                grown_t[:count] = hit_t[:count]
-                hit_q = grown_q
-                hit_t = grown_t
+            lo, hi = _key_range(_variant(k0, v), sorted_keys, bucket, shift)
+            if self_mode == 0:
+                count += hi - lo
+            else:
+                for e in range(lo, hi):
+                    count += _keeps(sorted_pos[e], q, self_mode, q_total, span)
+    hit_q = np.empty(count, dtype=np.int64)
+    hit_t = np.empty(count, dtype=np.int64)
+    count = 0
+    for q in range(q_lo, q_hi):
+        k0 = qkeys[q]
+        if k0 < 0:
+            continue
+        for v in range(nvar):
+            lo, hi = _key_range(_variant(k0, v), sorted_keys, bucket, shift)
             for e in range(lo, hi):
                 t = sorted_pos[e]
-                if self_mode == 1 and t >= q:
-                    continue
-                if self_mode == 2 and t > q_total - q - span:
-                    continue
-                hit_q[count] = q
-                hit_t[count] = t
-                count += 1
-    hit_q = hit_q[:count].copy()
-    hit_t = hit_t[:count].copy()
+                if _keeps(t, q, self_mode, q_total, span):
+                    hit_q[count] = q
+                    hit_t[count] = t
+                    count += 1
     return hit_q, hit_t
