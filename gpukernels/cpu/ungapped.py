@@ -22,6 +22,9 @@ from numba import njit
 
 from .buffers import grow
 
+#: hits whose diagonal extents and target letters are read at once before they are extended
+TOUCH_BLOCK = 16
+
 
 @njit(cache=True, nogil=True)
 def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, min_score=1):
@@ -64,7 +67,13 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
     out_t0 = np.empty(cap, dtype=np.int64)
     out_score = np.empty(cap, dtype=np.int64)
     m = 0
+    touched = 0
     for h in range(n):
+        if h % TOUCH_BLOCK == 0:
+            # the next block's diagonal extents and target letters, read at once: each is a cache miss
+            # (random hits land anywhere in both), and reads with no work between them overlap
+            for g in range(h, min(h + TOUCH_BLOCK, n)):
+                touched += diag_end[hit_t[g] - hit_q[g] + qn] + t_codes[min(hit_t[g] + span, tn - 1)]
         q = hit_q[h]
         t = hit_t[h]
         d = t - q + qn
@@ -117,6 +126,9 @@ def extend_hits(t_codes, q_codes, hit_q, hit_t, span, matrix, xdrop, diag_end, m
             out_score[m] = left + best
             m += 1
     counts = np.zeros((m, 4), dtype=np.int32)
+    if touched == -1:
+        # the same array either way: the branch only uses the touches' sum, so that the compiler keeps them
+        counts = np.zeros((m, 4), dtype=np.int32)
     for k in range(m):
         diag = out_t0[k] - out_q0[k]
         for s in range(out_q0[k], out_q1[k]):
