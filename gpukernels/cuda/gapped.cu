@@ -1001,6 +1001,230 @@ extern "C" __global__ void ydrop16(PAIRS16_PARAMS) { pairs16_kernel<false>(PAIRS
 
 extern "C" __global__ void exec16(PAIRS16_PARAMS) { pairs16_kernel<true>(PAIRS16_ARGS); }
 
+// ---------------------------------------------------------------------------------------------
+// The waves' inspector with its rows in registers (kernel regs16): ydrop16's results, task for task,
+// without its rows of shared memory. Lane L holds the pairs p = 32 b + L (p = k + 1, pair k the cells
+// 2k and 2k + 1, as in ydrop16) of the blocks b of 32 pairs that an anti-diagonal reaches, block b in
+// slot b mod REGS16_R of each register array: the pair's H, E and F of the last anti-diagonal, the
+// cells (2k - 1, 2k) of the H before it (its next diagonal neighbours), and its letters as the
+// matrix's index halves (a pair's next target letters are its own low cell's and one read). A pair's
+// other neighbour, the cell 2k - 1 of the last H and F, is the high half of pair k - 1's: lane L - 1's
+// by a shuffle, or lane 31's of the block below for lane 0 (the slot before, swept just before it, or
+// for slot 0 the last slot, whose halves are taken before the sweep). An anti-diagonal sweeps its blocks b0 .. b1
+// (pairs k0 .. k1 rounded out to blocks, a test per slot, uniform over the warp) with ydrop16's rules.
+// The rows' values outside the live ranges are those ydrop16 reads there: dead. A pair below k0 only
+// feeds cells below lo, dead by their range (so lane 0's neighbour in block b0 may come from a slot
+// taken over by a block above); a block that enters at the top (above the last anti-diagonal's
+// blocks) starts dead, as every cell above the last live ranges is; blocks never enter from below
+// (lo never falls). The slots hold REGS16_R blocks (448 to 512 cells); a side wider than that ends
+// with status 1 and is inspected again with the next band (ydrop16), as one wider than the band.
+// The best cell is found as in ydrop16, from the registers: where an anti-diagonal's largest live H
+// reaches the best, its live substitution cells (h == sub) are tested, the smaller i winning ties.
+#define REGS16_R 8
+
+__device__ __forceinline__ void regs16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
+                                            const long long* __restrict__ tasks, int task, const int* mat,
+                                            int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
+                                            int band, int dcap, long long* __restrict__ res, const WallGrid& grid)
+{
+    constexpr int R = REGS16_R;
+    const int lane = threadIdx.x & 31;
+    const long long* tp = tasks + 9LL * task;
+    const long long t0 = tp[0], tstep = tp[1], q0 = tp[3], qstep = tp[4];
+    const long long barrier = tp[6], wq0 = tp[7], wt0 = tp[8];
+    const int tn = (int)tp[2], qn = (int)tp[5];
+    const int bar = (barrier >= -0x7fffffffLL && barrier <= 0x7fffffffLL) ? (int)barrier : (int)0x80000000;
+    const int wq0i = (int)wq0;
+    const int ts = (int)tstep, qs = (int)qstep;
+    const Slots4* wall4 = (const Slots4*)(walls + wt0 * 8);
+    const Side16 ts16 = side16(t, t + t0, ts, tn), qs16 = side16(q, q + q0, qs, qn);
+    bool walls_on = true;
+    int walls_until = 0;
+    const int neg = -(ydrop + 1402);
+    const unsigned neg2 = pack16x2(neg, neg);
+    const int goe = gap_open + gap_ext;
+    const unsigned open2 = pack16x2(-goe, -goe), ext2 = pack16x2(-gap_ext, -gap_ext);
+    const int rebase_at = min(REBASE16, ydrop);
+    // the slots: H, E, F of the last anti-diagonal; DG its diagonal neighbours (H of the one before at
+    // cells 2k - 1, 2k); IX the pair's letters as the matrix's index halves (t << 3 | q); LF this
+    // anti-diagonal's left neighbours, the next one's DG (after the best's test, which reads DG)
+    unsigned H[R], E[R], F[R], DG[R], IX[R], LF[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) H[r] = E[r] = F[r] = DG[r] = LF[r] = neg2, IX[r] = 0u;
+    // the origin: cell 0 of anti-diagonal 0 scores 0 (pair 0: block 0, lane 1)
+    if (lane == 1) H[0] = pack16x2(0, neg);
+    int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
+    int rows_b1 = 0, letters_b1 = -1;   // the last anti-diagonal's top block (rows and letters current)
+    int best = 0, bi = 0, bj = 0, base = 0;
+    long long cells = 0, cab = 0;
+    int status = 0, last = 0;
+    Region reg, breg;
+    int d = 0;
+    while (true) {
+        ++d;
+        if ((long long)d > (long long)qn + tn) break;
+        if (d > dcap) {
+            status = 2;
+            break;
+        }
+        if (d > walls_until) {
+            walls_on = walls_ahead(grid, wt0, ts, tn, wq0, qs, qn, d, lo1, hi1, lo2, hi2);
+            walls_until = d + WALL_STRETCH - 1;
+        }
+        int lo, hi;
+        antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
+        if (lo >= hi) break;
+        if (hi - lo > band) { status = 1; break; }
+        const int b0 = (((lo - 1) >> 1) + 1) >> 5, b1 = ((hi >> 1) + 1) >> 5;
+        if (b1 - b0 >= R) { status = 1; break; }
+        const int floor_rel = best - ydrop - base;
+        const unsigned below2 = pack16x2(-floor_rel, -floor_rel);
+        const bool bar_here = (unsigned)(d - 2 * (lo - 2)) - (unsigned)bar <= (unsigned)(2 * (hi - lo + 66));
+        // blocks entering at the top start dead; letters read (both target letters where the block was
+        // not swept on the last anti-diagonal), then the neighbours' halves, all before any slot changes
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int b = b0 + ((r - b0) & (R - 1));
+            if (b > b1) continue;
+            const int k = 32 * b + lane - 1;
+            if (b > rows_b1) H[r] = E[r] = F[r] = DG[r] = neg2;
+            const unsigned tnew = (unsigned)letter16(ts16, d - 2 * k - 1) << 3;
+            if (b > letters_b1)
+                IX[r] = tnew | (unsigned)letter16(qs16, 2 * k - 1) | (unsigned)letter16(ts16, d - 2 * k - 2) << 19 |
+                        (unsigned)letter16(qs16, 2 * k) << 16;
+            else
+                IX[r] = tnew | (IX[r] & 0x70007u) | (IX[r] & 0x38u) << 16;
+        }
+        int nlo = hi, nhi = lo;
+        unsigned top2 = neg2;
+        auto sweep = [&](auto walls_flag) {
+            constexpr bool WALLS = decltype(walls_flag)::value;
+            unsigned below = __byte_perm(H[R - 1], F[R - 1], 0x7632);   // the slot before slot 0's halves
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int b = b0 + ((r - b0) & (R - 1));
+                const unsigned own = __byte_perm(H[r], F[r], 0x7632);   // the high halves of H and F
+                const unsigned from = lane == 31 ? below : own;
+                below = own;
+                if (b > b1) continue;
+                const int k = 32 * b + lane - 1, c = 2 * k;
+                // the high halves of pair k - 1's H and F: lane L - 1's, or lane 31's of the block below
+                const unsigned nb = __shfl_sync(FULL, from, (lane + 31) & 31);
+                const unsigned up = H[r];
+                const unsigned left = __byte_perm(nb, up, 0x5410);
+                const unsigned fleft = __byte_perm(nb, F[r], 0x5432);
+                const unsigned ix = IX[r];
+                const unsigned sc = pack16x2(mat[ix & 0xffffu], mat[ix >> 16]);
+                const unsigned sub = __viaddmax_s16x2(DG[r], sc, neg2);
+                const unsigned e = __viaddmax_s16x2(up, open2, __viaddmax_s16x2(E[r], ext2, neg2));
+                const unsigned f = __viaddmax_s16x2(left, open2, __viaddmax_s16x2(fleft, ext2, neg2));
+                const unsigned h = __vimax3_s16x2(sub, e, f);
+                unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
+                dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
+                if (bar_here) dead |= (d - 2 * c == bar ? 0xffffu : 0u) | (d - 2 * c - 2 == bar ? 0xffff0000u : 0u);
+                if (WALLS) {
+                    const int lq = wq0i + qs * c, j0 = d - c;
+                    const int4 a0 = load_ahead(&wall_row16(wall4, ts, tn, j0)->a);
+                    const int4 a1 = load_ahead(&wall_row16(wall4, ts, tn, j0 - 1)->a);
+                    const bool more = __any_sync(FULL, (a0.w | a1.w) != 0);
+                    if (walled16(a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
+                    if (walled16(a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
+                }
+                const unsigned hk = kill16x2(h, dead, neg2);
+                H[r] = hk;
+                E[r] = kill16x2(e, dead, neg2);
+                F[r] = kill16x2(f, dead, neg2);
+                LF[r] = left;
+                top2 = __vmaxs2(top2, hk);
+                if (dead != 0xffffffffu) {
+                    nlo = min(nlo, (dead & 0xffffu) ? c + 1 : c);
+                    nhi = max(nhi, (dead >> 16) ? c + 1 : c + 2);
+                }
+            }
+        };
+        if (walls_on) sweep(Flag<true>{});
+        else sweep(Flag<false>{});
+        nlo = __reduce_min_sync(FULL, nlo);
+        nhi = __reduce_max_sync(FULL, nhi);
+        const int top = __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
+        cells += hi - lo;
+        reg.grow(d, lo, hi);
+        last = d;
+        if (nlo >= nhi) break;
+        if (top >= best - base) {
+            // ydrop's rule: the largest live substitution cell (h == sub), smallest i
+            int dbest = neg, dbi = -1;
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int b = b0 + ((r - b0) & (R - 1));
+                if (b > b1) continue;
+                const int c = 2 * (32 * b + lane - 1);
+                const unsigned ix = IX[r];
+                const unsigned sub = __viaddmax_s16x2(DG[r], pack16x2(mat[ix & 0xffffu], mat[ix >> 16]), neg2);
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    const int x = c + half, hv = half16(H[r], half);
+                    if (in_range(lo, hi, x) && hv >= floor_rel && hv == half16(sub, half) &&
+                        (hv > dbest || (hv == dbest && x < dbi))) {
+                        dbest = hv;
+                        dbi = x;
+                    }
+                }
+            }
+            const int m = __reduce_max_sync(FULL, dbest);
+            const unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
+            if (at != 0xffffffffu && m >= best - base) {
+                best = m + base; bi = (int)at; bj = d - (int)at; cab = cells;
+                breg = reg;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int b = b0 + ((r - b0) & (R - 1));
+            if (b <= b1) DG[r] = LF[r];
+        }
+        if (best - base > rebase_at) {
+            // the rows the next anti-diagonal reads, less the best's climb (neg stays the floor)
+            const int delta = best - base;
+            base = best;
+            auto less = [&](unsigned v) {
+                return pack16x2(max(half16(v, 0) - delta, neg), max(half16(v, 1) - delta, neg));
+            };
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                H[r] = less(H[r]); E[r] = less(E[r]); F[r] = less(F[r]); DG[r] = less(DG[r]);
+            }
+        }
+        rows_b1 = letters_b1 = b1;
+        lo2 = lo1; hi2 = hi1;
+        lo1 = nlo; hi1 = nhi;
+    }
+    if (lane == 0) write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, false, false);
+}
+
+// The inspector with its rows in registers (mode 0, nslot 4, ydrop16's parameters; no shared memory but the
+// matrix's): one warp a task, the warps taking tasks from the queue as ydrop16's do. regs16 is held to 128
+// registers (16 warps a multiprocessor, as ydrop16's rows of shared memory allow), regs16_free is not.
+__device__ __forceinline__ void regs16_kernel(PAIRS16_PARAMS)
+{
+    const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
+    int* mat = load_matrix(matrix, msize);
+    if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
+    __syncthreads();
+    while (true) {
+        int task = 0;
+        if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
+        task = __shfl_sync(FULL, task, 0);
+        if (task >= ntasks) return;
+        regs16_task(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, grid);
+        __syncwarp();
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) regs16(PAIRS16_PARAMS) { regs16_kernel(PAIRS16_ARGS); }
+
+extern "C" __global__ void regs16_free(PAIRS16_PARAMS) { regs16_kernel(PAIRS16_ARGS); }
+
 // Marks the wall grid's blocks (WallGrid) that hold a wall of rows [row0, row1) of 4 slots, one thread
 // a row, after the rows' upload: a block is set once, by whichever thread finds it clear.
 extern "C" __global__ void wall_grid_mark(const int* __restrict__ walls, long long row0, long long row1,
