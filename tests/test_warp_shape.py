@@ -16,24 +16,18 @@ class Kernel:
 
 def test_band_512_fits_16_warps_in_two_blocks_of_8():
     # blocks of 4 warps (57,344 bytes) leave a kilobyte short of a fourth block: 12 warps
-    assert _warp_shape(Kernel(93), 7 * 4 * 512, H100) == (8, 2 * 132)
+    assert _warp_shape(Kernel(93), 512, H100) == (8, 2 * 132)
 
 
 def test_registers_limit_the_warps():
-    tpb, grid = _warp_shape(Kernel(255), 7 * 4 * 512, H100)
+    tpb, grid = _warp_shape(Kernel(255), 512, H100)
     assert tpb * grid // 132 <= 65536 // (255 * 32)
 
 
 def test_band_2048():
-    tpb, grid = _warp_shape(Kernel(93), 7 * 4 * 2048, H100)
+    tpb, grid = _warp_shape(Kernel(93), 2048, H100)
     assert tpb * 7 * 4 * 2048 <= H100["MaxSharedMemoryPerBlockOptin"]
     assert (tpb, grid) == (2, 2 * 132)
-
-
-def test_rows_in_registers_fit_by_registers_alone():
-    # regs16: no rows in shared memory, 128 registers a thread: 16 warps a multiprocessor
-    tpb, grid = _warp_shape(Kernel(128), 0, H100)
-    assert tpb * grid == 16 * 132
 
 
 def test_executor_steps_count_anti_diagonals_and_warp_steps():

@@ -74,9 +74,6 @@ PAIRS16 = True
 #: the waves' executor in 16-bit pairs too (kernel ``exec16``, ydrop's mode 1 in warps) where the inspector
 #: runs in them; the long chains in blocks of their own stay ``ydrop_wide``
 EXEC16 = True
-#: the waves' inspector at the first band keeps its rows in registers (kernel ``regs16``: ydrop16's results,
-#: no rows of shared memory; ``regs16_free`` is the same kernel not held to 128 registers; "" for ydrop16)
-REGS16 = "regs16"
 #: the wall grid's blocks (kernel ``wall_grid_mark``; ``ydrop16`` and ``exec16`` sweep a stretch of 512
 #: anti-diagonals whose cells reach no marked block with no wall reads): 2**GRID_SHIFT target rows by as
 #: many query positions, coarser where the grid would pass GRID_BITS bits
@@ -369,9 +366,8 @@ class DeviceRunner:
             # the block's opt-in maximum less the kernel's static shared memory
             attributes = self.cp.cuda.Device().attributes
             k.max_dynamic_shared_size_bytes = attributes["MaxSharedMemoryPerBlockOptin"] - k.shared_size_bytes
-            rows = 0 if name16 in ("regs16", "regs16_free") else 7 * 4 * band   # shared memory a warp
-            tpb, grid = (1, 0) if wide else _warp_shape(k, rows, attributes)
-            smem = MAT_BYTES + tpb * rows
+            tpb, grid = (1, 0) if wide else _warp_shape(k, band, attributes)
+            smem = MAT_BYTES + tpb * 7 * 4 * band
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
             got = self._kernels[(band, wide, name16)] = (k, tpb, threads, smem, grid)
         return got
@@ -385,7 +381,7 @@ class DeviceRunner:
         warp16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
         name16 = None
         if warp16 and mode == 0 and slots is None:
-            name16 = REGS16 if REGS16 and band == BANDS[0] else "ydrop16"
+            name16 = "ydrop16"
         elif warp16 and mode == 1 and EXEC16:
             name16 = "exec16"
         k, tpb, threads, smem, grid = self._kernel(band, wide, name16)
@@ -982,10 +978,10 @@ def fits16(matrix, gap_open, gap_ext, ydrop):
             and 0 <= ydrop <= 15000)
 
 
-def _warp_shape(kernel, per_warp, attributes):
-    """Warps per block and blocks in all for a warp kernel with ``per_warp`` bytes of shared memory a warp.
+def _warp_shape(kernel, band, attributes):
+    """Warps per block and blocks in all for the warp kernel ``ydrop`` at ``band``.
 
-    Each warp of ``ydrop`` holds 7 rows of the band's ints in shared memory (``regs16`` none), and the
+    Each warp holds 7 rows of ``band`` ints in shared memory, and the
     warps take tasks from a queue, so the launch need only fill the device
     once. The warps per block (up to 8) are those that fit the most warps
     on a multiprocessor, given its shared memory (less the part reserved
@@ -993,6 +989,7 @@ def _warp_shape(kernel, per_warp, attributes):
     limits of 64 warps and 32 blocks (a block of 4 warps at band 512 left
     a kilobyte short of a fourth block: 12 warps against 16 with 8).
     """
+    per_warp = 7 * 4 * band
     sm_smem = attributes["MaxSharedMemoryPerMultiprocessor"]
     reserved = attributes.get("ReservedSharedMemoryPerBlock", 1024) + MAT_BYTES
     regs = max(int(getattr(kernel, "num_regs", 0)), 1) * 32
