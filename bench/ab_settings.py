@@ -9,7 +9,8 @@ Each ``SETTINGS`` is a comma-separated list of ``MODULE.NAME=VALUE`` for
 module-level settings of ``gpukernels.gpu.gapped`` (``gapped.``),
 ``gpukernels.gpu.runner`` (``runner.``), ``gpukernels.cpu.relay``
 (``relay.``), ``gpukernels.engine`` (``engine.``), ``gpukernels.gpu`` (``gpu.``) or ``gpukernels.gpu.stripes``
-(``stripes.``), or ``sys.switchinterval`` (the interpreter's); ``VALUE`` is an int, a
+(``stripes.``), ``sys.switchinterval`` (the interpreter's), or ``align.threads`` (the host threads
+:func:`gpukernels.engine.align` is given, ``--threads`` otherwise); ``VALUE`` is an int, a
 float, ints joined by ``:`` for a tuple, or a string where the setting is one. An empty string is the defaults.
 After one warm-up pair, the settings are run in turn ``--rounds`` times,
 ``--repeats`` pairs each, so that a drift of the machine's host spreads over
@@ -48,6 +49,15 @@ class _Interpreter:
         sys.setswitchinterval(value)
 
 
+class _Align:
+    """``align.threads``: the host threads of each timed pair, a setting like the modules' (None: ``--threads``)."""
+
+    threads = None
+
+
+_ALIGN = _Align()
+
+
 def parse_settings(text):
     """``[(module, name, value)]`` from ``"MODULE.NAME=VALUE,..."``."""
     import importlib
@@ -55,7 +65,8 @@ def parse_settings(text):
     for item in filter(None, text.split(",")):
         key, value = item.split("=")
         prefix, name = key.split(".")
-        module = _Interpreter() if prefix == "sys" else importlib.import_module(MODULES[prefix])
+        module = (_Interpreter() if prefix == "sys" else _ALIGN if prefix == "align"
+                  else importlib.import_module(MODULES[prefix]))
         if not hasattr(module, name):
             raise SystemExit(f"{MODULES[prefix]} has no setting {name}")
         if value in ("True", "False"):
@@ -129,7 +140,7 @@ def main(argv=None):
                 for _ in range(args.repeats):
                     cp.cuda.Device().synchronize()
                     c = time.perf_counter()
-                    alns = align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
+                    alns = align(t, q, AlignOptions(), backend="gpu", threads=_ALIGN.threads or args.threads)
                     cp.cuda.Device().synchronize()
                     sec = time.perf_counter() - c
                     times[text].append(sec)

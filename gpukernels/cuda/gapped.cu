@@ -700,9 +700,17 @@ __device__ __forceinline__ int letter16(const Side16& sd, int x)
     return load_ahead(sd.s + sd.step * (int)min((unsigned)x, sd.lim));
 }
 
-// What one pair reads from global memory ahead of its step: its four letters and the first two wall
-// slots of its two target rows (the other two are read where a row's second slot is taken).
+// What one pair reads from global memory ahead of its step: its four letters, as the byte offsets of
+// their row (t << 5) and column (q << 2) in the substitution matrix, and the first two wall slots of its
+// two target rows (the other two are read where a row's second slot is taken).
 struct PairReads { int t0, t1, q0, q1; int4 a0, a1; };
+
+// The substitution score at a byte offset (row t << 5 | column q << 2) into mat[64]: one shared load
+// from the matrix's address plus a register, where an index took a shift and a scaled add too.
+__device__ __forceinline__ int mat_at(const int* mat, int offset)
+{
+    return *(const int*)((const char*)mat + offset);
+}
 
 __device__ __forceinline__ const Slots4* wall_row16(const Slots4* wall4, int ts, int tn, int j)
 {
@@ -713,10 +721,10 @@ __device__ __forceinline__ void pair_reads(PairReads& r, int d, int k, const Sid
                                            int ts, int tn, const Slots4* wall4, bool walls_on)
 {
     const int j0 = d - 2 * k;   // cell 2k's j; cell 2k + 1's is j0 - 1
-    r.t0 = letter16(ts16, j0 - 1);
-    r.t1 = letter16(ts16, j0 - 2);
-    r.q0 = letter16(qs16, 2 * k - 1);
-    r.q1 = letter16(qs16, 2 * k);
+    r.t0 = letter16(ts16, j0 - 1) << 5;
+    r.t1 = letter16(ts16, j0 - 2) << 5;
+    r.q0 = letter16(qs16, 2 * k - 1) << 2;
+    r.q1 = letter16(qs16, 2 * k) << 2;
     if (walls_on) {
         r.a0 = load_ahead(&wall_row16(wall4, ts, tn, j0)->a);
         r.a1 = load_ahead(&wall_row16(wall4, ts, tn, j0 - 1)->a);
@@ -794,13 +802,24 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     bool walls_on = true;
     int walls_until = 0;
     const int mask = band - 1;   // cell c in word (c >> 1) & mask, half c & 1: 2 * band cells a row
-    int hA = 0, hB = band, hC = 2 * band, eA = 3 * band, eB = 4 * band, fA = 5 * band, fB = 6 * band;
+    // the rows' byte offsets in the warp's rows (H of d - 2, d - 1, d; E and F of d, d - 1): word w of row
+    // r at row_word(r, lane_b) with the lane's byte offset lane_b = (wbase + w) << 2 from the base of the
+    // dynamic shared memory, so that a pair's accesses take one add each from its two lane offsets and the
+    // anti-diagonal's row offsets (kept in bytes: as word offsets, the compiler scaled each access again)
+    const int rb = 4 * band;
+    int hA = 0, hB = rb, hC = 2 * rb, eA = 3 * rb, eB = 4 * rb, fA = 5 * rb, fB = 6 * rb;
+    const unsigned wbase = (unsigned)(rows - (unsigned*)dyn_smem);
+    auto row_word = [](int r, unsigned lane_b) -> unsigned& {
+        return *(unsigned*)((char*)dyn_smem + r + lane_b);
+    };
+    // word w of row r, from the warp's rows
+    auto word = [rows](int r, int w) -> unsigned& { return *(unsigned*)((char*)rows + r + 4 * w); };
     const int neg = -(ydrop + 1402);
     const unsigned neg2 = pack16x2(neg, neg);
     const unsigned min2 = 0x80008000u;   // a max with it is no max: viaddmax(a, b, min2) adds
     for (int x = lane; x < 7 * band; x += 32) rows[x] = neg2;
     __syncwarp();
-    if (lane == 0) rows[hB] = pack16x2(0, neg);
+    if (lane == 0) word(hB, 0) = pack16x2(0, neg);
     __syncwarp();
     const int goe = gap_open + gap_ext;
     const unsigned open2 = pack16x2(-goe, -goe), ext2 = pack16x2(-gap_ext, -gap_ext);
@@ -844,14 +863,16 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         auto sweep = [&](auto walls_flag) {
             constexpr bool WALLS = decltype(walls_flag)::value;
             // one pair's cells from its reads
-            auto pair = [&](const PairReads& r, int k) {
-                const int w = k & mask, wm = (k - 1) & mask;
-                const unsigned diag = shifted16x2(rows[hA + wm], rows[hA + w]);
-                const unsigned up = rows[hB + w];
-                const unsigned left = shifted16x2(rows[hB + wm], up);
-                const unsigned eup = rows[eB + w];
-                const unsigned fleft = shifted16x2(rows[fB + wm], rows[fB + w]);
-                const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
+            auto pair = [&](const PairReads& r, int k, int kb) {
+                // words k and k - 1 of every row: two byte offsets a pair, each access the row's start (uniform)
+                // plus one of them
+                const unsigned lw = (wbase + (k & mask)) << 2, lm = (wbase + ((k - 1) & mask)) << 2;
+                const unsigned diag = shifted16x2(row_word(hA, lm), row_word(hA, lw));
+                const unsigned up = row_word(hB, lw);
+                const unsigned left = shifted16x2(row_word(hB, lm), up);
+                const unsigned eup = row_word(eB, lw);
+                const unsigned fleft = shifted16x2(row_word(fB, lm), row_word(fB, lw));
+                const unsigned sc = pack16x2(mat_at(mat, r.t0 | r.q0), mat_at(mat, r.t1 | r.q1));
                 const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
                 unsigned e, f, h, bits = 0, gap = 0;
                 if (EXEC) {
@@ -874,7 +895,10 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 }
                 const int c = 2 * k;
                 unsigned dead = sign16x2(__viaddmax_s16x2(h, below2, neg2));
-                dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
+                // the step's pairs kb .. kb + 31 span cells 2 kb .. 2 kb + 63: only the first and last steps
+                // of an anti-diagonal reach past [lo, hi) (a test uniform over the warp)
+                if (2 * kb < lo || 2 * kb + 63 >= hi)
+                    dead |= (in_range(lo, hi, c) ? 0u : 0xffffu) | (in_range(lo, hi, c + 1) ? 0u : 0xffff0000u);
                 if (bar_here) dead |= (d - 2 * c == bar ? 0xffffu : 0u) | (d - 2 * c - 2 == bar ? 0xffff0000u : 0u);
                 if (WALLS) {
                     const int lq = wq0i + qs * c, j0 = d - c;
@@ -883,9 +907,9 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                     if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
                 }
                 const unsigned hk = kill16x2(h, dead, neg2);
-                rows[hC + w] = hk;
-                rows[eA + w] = kill16x2(e, dead, neg2);
-                rows[fA + w] = kill16x2(f, dead, neg2);
+                row_word(hC, lw) = hk;
+                row_word(eA, lw) = kill16x2(e, dead, neg2);
+                row_word(fA, lw) = kill16x2(f, dead, neg2);
                 if (!EXEC) top2 = __vmaxs2(top2, hk);
                 if (EXEC) {
                     // the largest live cell whose H is its substitution's, the smaller i first (the pairs
@@ -908,10 +932,10 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             pair_reads(ra, d, k, ts16, qs16, ts, tn, wall4, WALLS);
             for (int kb = k0; kb <= k1; kb += 64, k += 64) {
                 if (kb + 32 <= k1) pair_reads(rb, d, k + 32, ts16, qs16, ts, tn, wall4, WALLS);
-                pair(ra, k);
+                pair(ra, k, kb);
                 if (kb + 32 > k1) break;
                 if (kb + 64 <= k1) pair_reads(ra, d, k + 64, ts16, qs16, ts, tn, wall4, WALLS);
-                pair(rb, k + 32);
+                pair(rb, k + 32, kb + 32);
             }
         };
         if (walls_on) sweep(Flag<true>{});
@@ -929,9 +953,9 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             // largest live substitution cell (h == sub), smallest i
             if (!EXEC)
                 for (int x = lo + lane; x < hi; x += 32) {
-                    const int hv = half16(rows[hC + ((x >> 1) & mask)], x & 1);
+                    const int hv = half16(word(hC, (x >> 1) & mask), x & 1);
                     if (hv < floor_rel) continue;
-                    const int dv = half16(rows[hA + (((x - 1) >> 1) & mask)], (x - 1) & 1);
+                    const int dv = half16(word(hA, ((x - 1) >> 1) & mask), (x - 1) & 1);
                     const int tc = letter16(ts16, d - x - 1), qc = letter16(qs16, x - 1);
                     if (hv == max(dv + mat[tc << 3 | qc], neg) && hv > dbest) { dbest = hv; dbi = x; }
                 }
@@ -943,7 +967,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 if (keep && d == dstop) {
                     // the rows of d (complete after the warp's barrier) and d - 1, before any rebase
                     auto cell = [&](int row, int i) {
-                        const int v = half16(rows[row + ((i >> 1) & mask)], i & 1);
+                        const int v = half16(word(row, (i >> 1) & mask), i & 1);
                         return v <= neg ? NEG : v + base;
                     };
                     dump_cells(keep, ex.dump_w, cell, hC, hB, eA, fA, lane, 32, d, nlo, nhi, lo1, hi1, best, bi, bj,
@@ -959,8 +983,8 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             for (int x = lane; x < band; x += 32) {
                 const int rs[4] = {hB, hC, eA, fA};
                 for (int r = 0; r < 4; ++r) {
-                    const unsigned v = rows[rs[r] + x];
-                    rows[rs[r] + x] = pack16x2(max(half16(v, 0) - delta, neg), max(half16(v, 1) - delta, neg));
+                    const unsigned v = word(rs[r], x);
+                    word(rs[r], x) = pack16x2(max(half16(v, 0) - delta, neg), max(half16(v, 1) - delta, neg));
                 }
             }
             __syncwarp();
