@@ -65,10 +65,12 @@ def parse_settings(text):
     for item in filter(None, text.split(",")):
         key, value = item.split("=")
         prefix, name = key.split(".")
+        if prefix not in MODULES and prefix not in ("sys", "align"):
+            raise SystemExit(f"unknown setting {key}: its prefix is one of {', '.join([*MODULES, 'sys', 'align'])}")
         module = (_Interpreter() if prefix == "sys" else _ALIGN if prefix == "align"
                   else importlib.import_module(MODULES[prefix]))
         if not hasattr(module, name):
-            raise SystemExit(f"{MODULES[prefix]} has no setting {name}")
+            raise SystemExit(f"{MODULES.get(prefix, prefix)} has no setting {name}")
         if value in ("True", "False"):
             value = value == "True"
         elif ":" in value:

@@ -23,6 +23,17 @@ def test_settings_name_module_level_values():
 def test_an_unknown_setting_is_an_error():
     with pytest.raises(SystemExit, match="no setting NOPE"):
         parse_settings("gapped.NOPE=1")
+    with pytest.raises(SystemExit, match="unknown setting nope.X: its prefix is one of gapped"):
+        parse_settings("nope.X=1")
+
+
+def test_align_threads_is_a_setting_of_the_timed_pairs():
+    from ab_settings import _ALIGN
+    [(owner, name, value)] = parse_settings("align.threads=12")
+    assert (owner, name, value) == (_ALIGN, "threads", 12)
+    assert _ALIGN.threads is None      # parsing sets nothing: the A/B applies each setting in turn
+    with pytest.raises(SystemExit, match="align has no setting cores"):
+        parse_settings("align.cores=2")
 
 
 def test_ab_modules_loads_an_earlier_module_beside_the_current(tmp_path):
