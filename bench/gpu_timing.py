@@ -1,4 +1,4 @@
-"""CUDA-event timing shared by the device benchmarks (METHOD.md: events, after a warm-up)."""
+"""CUDA-event timing and checks shared by the device benchmarks (METHOD.md: events, after a warm-up)."""
 
 from __future__ import annotations
 
@@ -30,3 +30,13 @@ def gpu_seconds(func, repeats):
     stop.record()
     stop.synchronize()
     return cp.cuda.get_elapsed_time(start, stop) / 1000.0 / repeats, out
+
+
+def same_alignments(alns, ref):
+    """Do two :class:`~gpukernels.engine.Alignments` of one pair hold the same alignments (count, scores, starts)?
+
+    The benchmarks that time a pair again and again check each run against their warm-up's.
+    """
+    import numpy as np
+    return (len(alns) == len(ref) and np.array_equal(alns.score, ref.score)
+            and np.array_equal(alns.t_start, ref.t_start) and np.array_equal(alns.q_start, ref.q_start))
