@@ -1,6 +1,6 @@
 """A CPU emulator of ``cuda/gapped.cu`` for testing the wave logic of ``gpu/gapped.py``.
 
-It follows the kernel line by line (same band limit, region and
+It follows the kernel line by line (same band limit, ``WARP_SLACK`` under it in the warp kernels, region and
 cells-to-best bookkeeping), with plain arrays instead of the cyclic shared
 buffer, so the host side of the GPU twin can be checked without a GPU.
 """
@@ -16,7 +16,7 @@ from gpukernels.cpu.gapped import _flat_matrix
 from gpukernels.cpu.relay import speculative_chunk
 from gpukernels.gpu.gapped import _traceback_batch
 from gpukernels.gpu.kernel_twin import side_dp as _task
-from gpukernels.gpu.runner import DCAP, R_CAB, R_N, WIDE_BAND, _keep_stride, _pack_dumps, _packed_bases, keep_slots
+from gpukernels.gpu.runner import DCAP, R_CAB, R_N, WARP_SLACK, WIDE_BAND, _keep_stride, _pack_dumps, _packed_bases, keep_slots
 
 
 class EmuRunner:
@@ -103,7 +103,7 @@ class EmuRunner:
         for x, tk in enumerate(tasks):
             for b in bands:
                 r = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
-                          b, 0, 0, self._z8, 0, self._z32, self._z64, 0, dcap)
+                          b if wide else b - WARP_SLACK, 0, 0, self._z8, 0, self._z32, self._z64, 0, dcap)
                 out[x] = r
                 if r[9] == 0:
                     band[x] = b
@@ -148,7 +148,7 @@ class EmuRunner:
         self.launches += 1
         for x, tk in enumerate(tasks):
             _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
-                  band[x], 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x],
+                  band[x] if wide else band[x] - WARP_SLACK, 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x],
                   keep=self._slot(keep[x]) if keep is not None else None)
         # the device walks the tracebacks back itself (ydrop_trace): the host's walk gives the same columns
         return _traceback_batch(tb, tb_lo, tb_off, tbb, adb, np.asarray(bi), np.asarray(bj), tasks, self.t, self.q)

@@ -51,6 +51,24 @@ def _cuda_define(name):
     return int(re.search(rf"#define {name} (\d+)", text).group(1))
 
 
+def test_an_antidiagonals_pairs_take_distinct_words_of_half_band_rows():
+    """ydrop16 keeps its rows in band / 2 words: an anti-diagonal of up to band - WARP_SLACK cells
+    (lo .. hi - 1) writes pairs k0 .. k1 in steps of 32 lanes, all in distinct words of a row."""
+    from gpukernels.gpu import runner
+    slack = _cuda_define("WARP_SLACK")
+    assert slack == runner.WARP_SLACK
+    for band in runner.BANDS:
+        words = band // 2
+        for lo in range(6):
+            for width in range(1, band - slack + 1):
+                k0, k1 = (lo - 1) >> 1, (lo + width) >> 1
+                steps = -(-(k1 - k0 + 1) // 32)
+                assert 32 * steps <= words, (band, lo, width)
+        # two cells more would not fit where the anti-diagonal starts at cell 0
+        k0, k1 = (0 - 1) >> 1, (0 + band - slack + 2) >> 1
+        assert k1 - k0 + 1 > words
+
+
 def _antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn):
     """``antidiagonal_cells`` of ``cuda/gapped.cu``: the cells of anti-diagonal d."""
     lo = min(lo1, lo2 + 1)

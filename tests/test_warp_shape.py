@@ -14,19 +14,31 @@ class Kernel:
         self.num_regs = num_regs
 
 
+def rows(band, pairs16=False):
+    """A warp's bytes of rows at ``band``: 7 rows of band ints, or (ydrop16) of band / 2 words."""
+    return 7 * (2 if pairs16 else 4) * band
+
+
 def test_band_512_fits_16_warps_in_two_blocks_of_8():
     # blocks of 4 warps (57,344 bytes) leave a kilobyte short of a fourth block: 12 warps
-    assert _warp_shape(Kernel(93), 512, H100) == (8, 2 * 132)
+    assert _warp_shape(Kernel(93), rows(512), H100) == (8, 2 * 132)
+
+
+def test_pairs_at_band_512_fit_the_warps_their_registers_allow():
+    # ydrop16's rows of half the bytes: 108 registers allow 18 warps (3 blocks of 6), which the
+    # rows of 32-bit ints (16 warps at most by shared memory) did not
+    tpb, grid = _warp_shape(Kernel(108), rows(512, True), H100)
+    assert tpb * grid // 132 == 18
 
 
 def test_registers_limit_the_warps():
-    tpb, grid = _warp_shape(Kernel(255), 512, H100)
+    tpb, grid = _warp_shape(Kernel(255), rows(512), H100)
     assert tpb * grid // 132 <= 65536 // (255 * 32)
 
 
 def test_band_2048():
-    tpb, grid = _warp_shape(Kernel(93), 2048, H100)
-    assert tpb * 7 * 4 * 2048 <= H100["MaxSharedMemoryPerBlockOptin"]
+    tpb, grid = _warp_shape(Kernel(93), rows(2048), H100)
+    assert tpb * rows(2048) <= H100["MaxSharedMemoryPerBlockOptin"]
     assert (tpb, grid) == (2, 2 * 132)
 
 

@@ -66,6 +66,11 @@
 
 #define DUMP_HEAD 16
 
+// The warp kernels' anti-diagonals hold at most band - WARP_SLACK cells (status 1 past it): ydrop16's
+// rows of band / 2 words then never hold two of an anti-diagonal's pairs (k0 - 1 .. k1) in one word.
+// runner.WARP_SLACK says the same to the host.
+#define WARP_SLACK 4
+
 // a wall row of four slots: two 16-byte words
 struct Slots4 { int4 a, b; };
 
@@ -464,7 +469,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         int lo, hi;
         antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
         if (lo >= hi) { ended = true; break; }
-        if (hi - lo > band) { status = 1; break; }
+        if (hi - lo > band - (WIDE ? 0 : WARP_SLACK)) { status = 1; break; }
         if (tracing && (cells + (hi - lo) > tbcap || d >= adcap)) tracing = false;   // mode 2 out of room
         if (tracing) traced_to = d;
         if (tracing && rank == 0) { tb_lo[adb + d] = lo; tb_off[adb + d] = cells; }
@@ -795,14 +800,16 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     // reach runs the sweep built without the wall reads
     bool walls_on = true;
     int walls_until = 0;
-    const int mask = band - 1;   // cell c in word (c >> 1) & mask, half c & 1: 2 * band cells a row
+    // cell c in word (c >> 1) & mask, half c & 1: rows of band / 2 words (an anti-diagonal's pairs, at most
+    // (band - WARP_SLACK) / 2 + 2 of them, in distinct words), half the shared memory of ydrop's rows
+    const int rw = band >> 1, mask = rw - 1;
     // the rows' byte offsets in the warp's rows (H of d - 2, d - 1, d; E and F of d, d - 1): word w of row
     // r at row_word(r, lane_b) with the lane's byte offset lane_b = (wbase + w) << 2 from the base of the
     // dynamic shared memory, so that a pair's ten accesses take one add each from its two lane offsets and
     // the anti-diagonal's row offsets (kept in bytes: as word offsets, the compiler scaled each access
     // again). Two instructions an access where there were three: bench/wave_kernel.py, 8,192 sides of
     // E. coli, the inspector 21.6 against 22.6 ms (H200), the same results
-    const int rb = 4 * band;
+    const int rb = 4 * rw;
     int hA = 0, hB = rb, hC = 2 * rb, eA = 3 * rb, eB = 4 * rb, fA = 5 * rb, fB = 6 * rb;
     const unsigned wbase = (unsigned)(rows - (unsigned*)dyn_smem);
     auto row_word = [](int r, unsigned lane_b) -> unsigned& {
@@ -813,7 +820,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     const int neg = -(ydrop + 1402);
     const unsigned neg2 = pack16x2(neg, neg);
     const unsigned min2 = 0x80008000u;   // a max with it is no max: viaddmax(a, b, min2) adds
-    for (int x = lane; x < 7 * band; x += 32) rows[x] = neg2;
+    for (int x = lane; x < 7 * rw; x += 32) rows[x] = neg2;
     __syncwarp();
     if (lane == 0) word(hB, 0) = pack16x2(0, neg);
     __syncwarp();
@@ -843,7 +850,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         int lo, hi;
         antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
         if (lo >= hi) break;
-        if (hi - lo > band) { status = 1; break; }
+        if (hi - lo > band - WARP_SLACK) { status = 1; break; }
         if (EXEC && lane == 0) { tlo[d] = lo; toff[d] = cells; }
         unsigned char* tbd = EXEC ? tbt + cells - lo : nullptr;   // cell c's byte at tbd[c]
         bsum += best;
@@ -973,7 +980,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             // the rows the next anti-diagonal reads, less the best's climb (neg stays the floor)
             const int delta = best - base;
             base = best;
-            for (int x = lane; x < band; x += 32) {
+            for (int x = lane; x < rw; x += 32) {
                 const int rs[4] = {hB, hC, eA, fA};
                 for (int r = 0; r < 4; ++r) {
                     const unsigned v = word(rs[r], x);
@@ -1003,7 +1010,7 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
     int* mat = load_matrix(matrix, msize);
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();
-    unsigned* rows = (unsigned*)(dyn_smem + MAT_INTS) + (size_t)(threadIdx.x >> 5) * 7 * band;
+    unsigned* rows = (unsigned*)(dyn_smem + MAT_INTS) + (size_t)(threadIdx.x >> 5) * 7 * (band >> 1);
     while (true) {
         int task = 0;
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);

@@ -28,6 +28,9 @@ from . import wait
 
 #: band buffers tried by the inspector (cells per anti-diagonal held in shared memory)
 BANDS = (512, 2048)
+#: the warp kernels fit an anti-diagonal of at most band - WARP_SLACK cells (WARP_SLACK in
+#: ``cuda/gapped.cu``), so that ``ydrop16`` holds its pairs in rows of band / 2 words
+WARP_SLACK = 4
 #: anti-diagonals an inspector side may run before it is left to the host
 DCAP = 1 << 14
 #: threads of the block that extends one side in a round (``ydrop_wide``; 384 measured best on the
@@ -351,7 +354,7 @@ class DeviceRunner:
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
 
         ``name16``: a warp kernel in 16-bit pairs (``ydrop16`` or
-        ``exec16``; the same launch shape and shared memory as ``ydrop``).
+        ``exec16``; ydrop's launch, with rows of half the bytes).
 
         Memoised per runner: a pair makes thousands of short launches, and
         looking the kernel up and setting its shared-memory limit took
@@ -366,8 +369,9 @@ class DeviceRunner:
             # the block's opt-in maximum less the kernel's static shared memory
             attributes = self.cp.cuda.Device().attributes
             k.max_dynamic_shared_size_bytes = attributes["MaxSharedMemoryPerBlockOptin"] - k.shared_size_bytes
-            tpb, grid = (1, 0) if wide else _warp_shape(k, band, attributes)
-            smem = MAT_BYTES + tpb * 7 * 4 * band
+            per_warp = 7 * (2 if name16 else 4) * band   # 7 rows of band ints, or of band / 2 words of pairs
+            tpb, grid = (1, 0) if wide else _warp_shape(k, per_warp, attributes)
+            smem = MAT_BYTES + tpb * per_warp
             threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
             got = self._kernels[(band, wide, name16)] = (k, tpb, threads, smem, grid)
         return got
@@ -978,10 +982,11 @@ def fits16(matrix, gap_open, gap_ext, ydrop):
             and 0 <= ydrop <= 15000)
 
 
-def _warp_shape(kernel, band, attributes):
-    """Warps per block and blocks in all for the warp kernel ``ydrop`` at ``band``.
+def _warp_shape(kernel, per_warp, attributes):
+    """Warps per block and blocks in all for a warp kernel whose warps hold ``per_warp`` bytes of rows.
 
-    Each warp holds 7 rows of ``band`` ints in shared memory, and the
+    Each warp holds its 7 rows in shared memory (``ydrop``: ``band`` ints
+    each; ``ydrop16``: ``band`` / 2 words of pairs), and the
     warps take tasks from a queue, so the launch need only fill the device
     once. The warps per block (up to 8) are those that fit the most warps
     on a multiprocessor, given its shared memory (less the part reserved
@@ -989,7 +994,6 @@ def _warp_shape(kernel, band, attributes):
     limits of 64 warps and 32 blocks (a block of 4 warps at band 512 left
     a kilobyte short of a fourth block: 12 warps against 16 with 8).
     """
-    per_warp = 7 * 4 * band
     sm_smem = attributes["MaxSharedMemoryPerMultiprocessor"]
     reserved = attributes.get("ReservedSharedMemoryPerBlock", 1024) + MAT_BYTES
     regs = max(int(getattr(kernel, "num_regs", 0)), 1) * 32
