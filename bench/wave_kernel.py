@@ -47,6 +47,9 @@ def main(argv=None):
     p.add_argument("--profile", action="store_true")
     p.add_argument("--grids", default="", help="also time ydrop16 with the launch's blocks scaled by each "
                    "of these comma-separated factors (0.5: half the warps a multiprocessor)")
+    p.add_argument("--carveouts", default="", help="also time ydrop16 with each of these comma-separated "
+                   "shared-memory carveouts (percent of the multiprocessor's unified L1 and shared memory; "
+                   "the rest is L1 cache for the letters and walls)")
     p.add_argument("--save", help="write the inspector's results (end-of-run walls) to this .npy file")
     args = p.parse_args(argv)
 
@@ -122,6 +125,17 @@ def main(argv=None):
             print(f"| ydrop16, blocks x{f:g} ({max(1, int(grid * f))} of {tpb} warps) | end of run | {ms:.2f} "
                   f"| {cells:,} | {cells / ms / 1e6:.1f} |")
         runner._kernels[key] = (k, tpb, threads, smem, grid)
+    if runner.pairs16 and args.carveouts:
+        # the inspector against its L1 cache: a smaller carveout leaves more L1 and fits fewer blocks
+        k, tpb, threads, smem, grid = runner._kernel(band, False, "ydrop16")
+        for pct in (int(x) for x in args.carveouts.split(",")):
+            k.preferred_shared_memory_carveout = pct
+            ms = timed(inspector(runner.walls, 4, True))
+            cells = int(res.get()[:, gr.R_CELLS].sum())
+            print(f"| ydrop16, carveout {pct} % ({smem} bytes a block of {tpb} warps) | end of run | {ms:.2f} "
+                  f"| {cells:,} | {cells / ms / 1e6:.1f} |")
+        k.preferred_shared_memory_carveout = -1
+    if runner.pairs16 and args.grids:
         # the wave's tail: its sides with the most anti-diagonals alone, and the wave without them
         r0 = res.get()
         span = r0[:, gr.R_DIAGS]
