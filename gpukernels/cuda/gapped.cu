@@ -804,16 +804,19 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     // (band - WARP_SLACK) / 2 + 2 of them, in distinct words), half the shared memory of ydrop's rows
     const int rw = band >> 1, mask = rw - 1;
     // the rows' byte offsets in the warp's rows (H of d - 2, d - 1, d; E and F of d, d - 1): word w of row
-    // r at row_word(r, lane_b) with the lane's byte offset lane_b = (wbase + w) << 2 from the base of the
-    // dynamic shared memory, so that a pair's ten accesses take one add each from its two lane offsets and
-    // the anti-diagonal's row offsets (kept in bytes: as word offsets, the compiler scaled each access
-    // again). Two instructions an access where there were three: bench/wave_kernel.py, 8,192 sides of
-    // E. coli, the inspector 21.6 against 22.6 ms (H200), the same results
+    // r at row_at(r, w)
     const int rb = 4 * rw;
     int hA = 0, hB = rb, hC = 2 * rb, eA = 3 * rb, eB = 4 * rb, fA = 5 * rb, fB = 6 * rb;
     const unsigned wbase = (unsigned)(rows - (unsigned*)dyn_smem);
-    auto row_word = [](int r, unsigned lane_b) -> unsigned& {
-        return *(unsigned*)((char*)dyn_smem + r + lane_b);
+    // the inspector: 4 as the compiler cannot know it (band < 2^30), so that a word's address w * four + the
+    // row's start takes an IMAD, on the FMA pipe, where w << 2 took a LEA on the integer pipe, which the
+    // inspector's steps keep busiest (ncu: the math pipe's throttle and warps not selected, 34 % of the
+    // stalls; issue slots 77 % busy). bench/wave_kernel.py, 8,192 sides of E. coli: 18.54 and 18.43 against
+    // 19.50 and 19.17 ms (H200), the same results. The executor keeps its LEAs (it was no faster with them)
+    const unsigned four = 4u + ((unsigned)band >> 30), wb4 = wbase * 4u;
+    auto row_at = [four, wb4, wbase](int r, int w) -> unsigned& {
+        if (EXEC) return *(unsigned*)((char*)dyn_smem + r + ((wbase + (unsigned)w) << 2));
+        return *(unsigned*)((char*)dyn_smem + ((unsigned)w * four + ((unsigned)r + wb4)));
     };
     // word w of row r, from the warp's rows
     auto word = [rows](int r, int w) -> unsigned& { return *(unsigned*)((char*)rows + r + 4 * w); };
@@ -869,13 +872,18 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             auto pair = [&](const PairReads& r, int k) {
                 // words k and k - 1 of every row: two byte offsets a pair, each access the row's start (uniform)
                 // plus one of them
-                const unsigned lw = (wbase + (k & mask)) << 2, lm = (wbase + ((k - 1) & mask)) << 2;
-                const unsigned diag = shifted16x2(row_word(hA, lm), row_word(hA, lw));
-                const unsigned up = row_word(hB, lw);
-                const unsigned left = shifted16x2(row_word(hB, lm), up);
-                const unsigned eup = row_word(eB, lw);
-                const unsigned fleft = shifted16x2(row_word(fB, lm), row_word(fB, lw));
-                const unsigned sc = pack16x2(mat[r.t0 << 3 | r.q0], mat[r.t1 << 3 | r.q1]);
+                const int lw = k & mask, lm = (k - 1) & mask;
+                const unsigned diag = shifted16x2(row_at(hA, lm), row_at(hA, lw));
+                const unsigned up = row_at(hB, lw);
+                const unsigned left = shifted16x2(row_at(hB, lm), up);
+                const unsigned eup = row_at(eB, lw);
+                const unsigned fleft = shifted16x2(row_at(fB, lm), row_at(fB, lw));
+                // matrix entry (t, q) at byte t * 32 + q * 4, in two IMADs
+                auto score = [&](int tc, int qc) {
+                    if (EXEC) return mat[tc << 3 | qc];
+                    return *(const int*)((const char*)mat + ((unsigned)tc * (8u * four) + (unsigned)qc * four));
+                };
+                const unsigned sc = pack16x2(score(r.t0, r.q0), score(r.t1, r.q1));
                 const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
                 unsigned e, f, h, bits = 0, gap = 0;
                 if (EXEC) {
@@ -907,9 +915,9 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                     if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
                 }
                 const unsigned hk = kill16x2(h, dead, neg2);
-                row_word(hC, lw) = hk;
-                row_word(eA, lw) = kill16x2(e, dead, neg2);
-                row_word(fA, lw) = kill16x2(f, dead, neg2);
+                row_at(hC, lw) = hk;
+                row_at(eA, lw) = kill16x2(e, dead, neg2);
+                row_at(fA, lw) = kill16x2(f, dead, neg2);
                 if (!EXEC) top2 = __vmaxs2(top2, hk);
                 if (EXEC) {
                     // the largest live cell whose H is its substitution's, the smaller i first (the pairs
