@@ -125,17 +125,6 @@ def main(argv=None):
             print(f"| ydrop16, blocks x{f:g} ({max(1, int(grid * f))} of {tpb} warps) | end of run | {ms:.2f} "
                   f"| {cells:,} | {cells / ms / 1e6:.1f} |")
         runner._kernels[key] = (k, tpb, threads, smem, grid)
-    if runner.pairs16 and args.carveouts:
-        # the inspector against its L1 cache: a smaller carveout leaves more L1 and fits fewer blocks
-        k, tpb, threads, smem, grid = runner._kernel(band, False, "ydrop16")
-        for pct in (int(x) for x in args.carveouts.split(",")):
-            k.preferred_shared_memory_carveout = pct
-            ms = timed(inspector(runner.walls, 4, True))
-            cells = int(res.get()[:, gr.R_CELLS].sum())
-            print(f"| ydrop16, carveout {pct} % ({smem} bytes a block of {tpb} warps) | end of run | {ms:.2f} "
-                  f"| {cells:,} | {cells / ms / 1e6:.1f} |")
-        k.preferred_shared_memory_carveout = -1
-    if runner.pairs16 and args.grids:
         # the wave's tail: its sides with the most anti-diagonals alone, and the wave without them
         r0 = res.get()
         span = r0[:, gr.R_DIAGS]
@@ -150,6 +139,16 @@ def main(argv=None):
             cells = int(sel_res.get()[:, gr.R_CELLS].sum())
             print(f"| ydrop16, the {args.long} {label} ({len(sel)} sides) | end of run | {ms:.2f} | {cells:,} "
                   f"| {cells / ms / 1e6:.1f} |")
+    if runner.pairs16 and args.carveouts:
+        # the inspector against its L1 cache: a smaller carveout leaves more L1 and fits fewer blocks
+        k, tpb, threads, smem, grid = runner._kernel(band, False, "ydrop16")
+        for pct in (int(x) for x in args.carveouts.split(",")):
+            k.preferred_shared_memory_carveout = pct
+            ms = timed(inspector(runner.walls, 4, True))
+            cells = int(res.get()[:, gr.R_CELLS].sum())
+            print(f"| ydrop16, carveout {pct} % ({smem} bytes a block of {tpb} warps) | end of run | {ms:.2f} "
+                  f"| {cells:,} | {cells / ms / 1e6:.1f} |")
+        k.preferred_shared_memory_carveout = -1
     if runner.pairs16:
         # the 16-bit pairs against ydrop, result by result, with the walls of the end of the run
         other = cp.empty_like(res)

@@ -16,7 +16,8 @@ from gpukernels.cpu.gapped import _flat_matrix
 from gpukernels.cpu.relay import speculative_chunk
 from gpukernels.gpu.gapped import _traceback_batch
 from gpukernels.gpu.kernel_twin import side_dp as _task
-from gpukernels.gpu.runner import DCAP, R_CAB, R_N, WARP_SLACK, WIDE_BAND, _keep_stride, _pack_dumps, _packed_bases, keep_slots
+from gpukernels.gpu.runner import (DCAP, R_CAB, R_N, WARP_SLACK, WIDE_BAND, _keep_stride, _pack_dumps, _packed_bases,
+                                   keep_slots)
 
 
 class EmuRunner:

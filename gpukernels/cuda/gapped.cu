@@ -870,8 +870,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             constexpr bool WALLS = decltype(walls_flag)::value;
             // one pair's cells from its reads
             auto pair = [&](const PairReads& r, int k) {
-                // words k and k - 1 of every row: two byte offsets a pair, each access the row's start (uniform)
-                // plus one of them
+                // words k and k - 1 of every row (row_at)
                 const int lw = k & mask, lm = (k - 1) & mask;
                 const unsigned diag = shifted16x2(row_at(hA, lm), row_at(hA, lw));
                 const unsigned up = row_at(hB, lw);
