@@ -868,8 +868,11 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         // the anti-diagonal's pairs, in the build with or without the wall reads (uniform over the warp)
         auto sweep = [&](auto walls_flag) {
             constexpr bool WALLS = decltype(walls_flag)::value;
-            // one pair's cells from its reads
-            auto pair = [&](const PairReads& r, int k) {
+            // one pair's cells from its reads (calc), then written to the rows (commit): the rows of d - 2 and
+            // d - 1 that calc reads are not the rows of d that commit writes, so two pairs' calcs go before
+            // their commits, and the warp has two chains of cells to interleave
+            struct PairOut { unsigned h, e, f, dead, bits, gap; };
+            auto calc = [&](const PairReads& r, int k, PairOut& o) {
                 // words k and k - 1 of every row (row_at)
                 const int lw = k & mask, lm = (k - 1) & mask;
                 const unsigned diag = shifted16x2(row_at(hA, lm), row_at(hA, lw));
@@ -913,18 +916,23 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                     if (walled16(r.a0, wall_row16(wall4, ts, tn, j0), lq, more)) dead |= 0xffffu;
                     if (walled16(r.a1, wall_row16(wall4, ts, tn, j0 - 1), lq + qs, more)) dead |= 0xffff0000u;
                 }
+                o = PairOut{h, e, f, dead, bits, gap};
+            };
+            auto commit = [&](const PairOut& o, int k) {
+                const int lw = k & mask, c = 2 * k;
+                const unsigned dead = o.dead, h = o.h;
                 const unsigned hk = kill16x2(h, dead, neg2);
                 row_at(hC, lw) = hk;
-                row_at(eA, lw) = kill16x2(e, dead, neg2);
-                row_at(fA, lw) = kill16x2(f, dead, neg2);
+                row_at(eA, lw) = kill16x2(o.e, dead, neg2);
+                row_at(fA, lw) = kill16x2(o.f, dead, neg2);
                 if (!EXEC) top2 = __vmaxs2(top2, hk);
                 if (EXEC) {
                     // the largest live cell whose H is its substitution's, the smaller i first (the pairs
                     // ascend): ydrop's best of the anti-diagonal, with no second sweep where the best rises
-                    const unsigned subst = ~(gap | dead);
+                    const unsigned subst = ~(o.gap | dead);
                     if ((subst & 0xffffu) && half16(h, 0) > dbest) { dbest = half16(h, 0); dbi = c; }
                     if ((subst >> 16) && half16(h, 1) > dbest) { dbest = half16(h, 1); dbi = c + 1; }
-                    bits &= ~dead;
+                    const unsigned bits = o.bits & ~dead;
                     if (in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
                     if (in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
                 }
@@ -936,13 +944,20 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             // steps of 32 pairs, two at a time, each step's reads issued before the step before computes
             int k = k0 + lane;
             PairReads ra, rb;
+            PairOut oa, ob;
             pair_reads(ra, d, k, ts16, qs16, ts, tn, wall4, WALLS);
             for (int kb = k0; kb <= k1; kb += 64, k += 64) {
-                if (kb + 32 <= k1) pair_reads(rb, d, k + 32, ts16, qs16, ts, tn, wall4, WALLS);
-                pair(ra, k);
-                if (kb + 32 > k1) break;
+                if (kb + 32 > k1) {
+                    calc(ra, k, oa);
+                    commit(oa, k);
+                    break;
+                }
+                pair_reads(rb, d, k + 32, ts16, qs16, ts, tn, wall4, WALLS);
+                calc(ra, k, oa);
                 if (kb + 64 <= k1) pair_reads(ra, d, k + 64, ts16, qs16, ts, tn, wall4, WALLS);
-                pair(rb, k + 32);
+                calc(rb, k + 32, ob);
+                commit(oa, k);
+                commit(ob, k + 32);
             }
         };
         if (walls_on) sweep(Flag<true>{});
