@@ -9,15 +9,18 @@ Usage::
 Compiles the ``.cu`` file with ``nvcc -cubin`` for ``--arch``, disassembles
 ``--kernel`` with ``cuobjdump -sass`` (any copy works, such as the one in
 Triton's wheel), and cuts the instructions at each ``--marker`` opcode: for
-``ydrop16`` a cut falls at each pair's last DP instruction, so a segment is a
-step's instructions. One row per segment: all its instructions, then those of
-the integer pipe (LEA, LOP3, ISETP, SEL, PRMT, IADD3, the DPX min and max...),
-the FMA pipe (IMAD and its forms), memory (LDS, STS, LDG, SHFL...), control
-(branches), and VIADD (its pipe is not documented). On Hopper each integer or
-FMA warp instruction takes its pipe two cycles, so a step whose integer count
-is well above half its total is bound by that pipe (``bench/RESULTS.md``,
-thirty-seventh session: the inspector's steps were, and moving its addresses
-from LEAs to IMADs made it 4 % faster). Runs on any machine with nvcc.
+``ydrop16`` a cut falls at each pair's last DP instruction. Since the
+thirty-eighth session a loop turn computes two pairs before writing either,
+and ptxas interleaves them: two markers fall together, and the segment after
+them holds a turn's instructions (the lone last step apart). One row per
+segment: all its instructions, then those of the integer pipe (LEA, LOP3,
+ISETP, SEL, PRMT, IADD3, the DPX min and max...), the FMA pipe (IMAD and its
+forms), memory (LDS, STS, LDG, SHFL...), control (branches), and VIADD (its
+pipe is not documented). On Hopper each integer or FMA warp instruction takes
+its pipe two cycles. Moving the inspector's addresses from LEAs to IMADs made
+it 4 % faster (``bench/RESULTS.md``, thirty-seventh session), but fewer
+integer-pipe instructions did not pay again in the thirty-eighth: read the
+counts beside a timing, not as one. Runs on any machine with nvcc.
 """
 
 from __future__ import annotations

@@ -812,7 +812,9 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     // row's start takes an IMAD, on the FMA pipe, where w << 2 took a LEA on the integer pipe, which the
     // inspector's steps keep busiest (ncu: the math pipe's throttle and warps not selected, 34 % of the
     // stalls; issue slots 77 % busy). bench/wave_kernel.py, 8,192 sides of E. coli: 18.54 and 18.43 against
-    // 19.50 and 19.17 ms (H200), the same results. The executor keeps its LEAs: with IMADs it was no faster
+    // 19.50 and 19.17 ms (H200), the same results. The executor keeps its LEAs: with IMADs it was no faster.
+    // Moving more work off the integer pipe did not pay again (RESULTS.md, thirty-eighth session: a 4 of its
+    // own for each row access, letters on running pointers); two chains of cells a step did (calc, commit)
     const unsigned four = 4u + ((unsigned)band >> 30), wb4 = wbase * 4u;
     auto row_at = [four, wb4, wbase](int r, int w) -> unsigned& {
         if (EXEC) return *(unsigned*)((char*)dyn_smem + r + ((wbase + (unsigned)w) << 2));
