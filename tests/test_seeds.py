@@ -41,6 +41,26 @@ def test_hits_equal_enumeration(pattern, transition):
     assert got == brute_hits(t, q, pattern, transition, sd.span)
 
 
+def test_bucket_table_follows_the_target_and_keeps_the_hits(monkeypatch):
+    """A short target gets a small bucket table (lookups search its buckets); the hits are a direct table's."""
+    sd = seeds.parse_seed()
+    assert seeds._prefix_bits(sd, 4_641_652) == 24          # E. coli: a direct table, as before
+    assert seeds._prefix_bits(sd, 40_000) == 17
+    assert seeds._prefix_bits(sd, 300) == seeds.PREFIX_BITS_MIN
+    rng = np.random.default_rng(5)
+    t = rng.integers(0, 4, 5000).astype(np.uint8)
+    q = np.where(rng.random(5000) < 0.1, rng.integers(0, 4, 5000), t).astype(np.uint8)
+    qk = seeds.seed_keys(q, sd)
+    small = seeds.build_index(t, sd)
+    assert small.shift == sd.key_bits - seeds.PREFIX_BITS_MIN and len(small.bucket) == (1 << 16) + 1
+    monkeypatch.setattr(seeds, "PREFIX_BITS_MIN", 24)
+    direct = seeds.build_index(t, sd)
+    assert direct.shift == 0
+    for a, b in zip(seeds.find_hits(small, qk, 0, len(q)), seeds.find_hits(direct, qk, 0, len(q))):
+        assert np.array_equal(a, b)
+    assert len(seeds.find_hits(small, qk, 0, len(q))[0]) > 1000
+
+
 def test_masked_positions_never_seed():
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 4, 200).astype(np.uint8)
