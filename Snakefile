@@ -21,6 +21,7 @@ wildcard_constraints:
     target=r"[^/]+",
     query=r"[^/]+",
     unit=r"t\d+-q\d+",
+    batch=r"b\d+",
 
 
 include: "workflow/rules/common.smk"

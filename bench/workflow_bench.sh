@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Time the Snakemake workflow on a 4-genome S. aureus screen (6 pairs, 2.7-2.9 Mb each).
+# Time the Snakemake workflow on a 4-genome S. aureus screen (6 pairs, 2.7-2.9 Mb each), or on the
+# genomes that GENOMES names (file names in DATA_DIR without .fa.gz, space-separated).
+# UNITS_PER_JOB sets the config's units_per_job (default null: the workflow's choice).
 #
 #   bench/workflow_bench.sh [DATA_DIR] [BACKEND] [CORES] [GPUS]
 #
@@ -21,6 +23,9 @@ if [ -z "$DATA" ]; then
 fi
 DATA="$(cd "$DATA" && pwd)"
 BACKEND="${2:-gpu}"
+# the genomes (file names in DATA_DIR without .fa.gz); the default is the 4-genome S. aureus screen
+GENOMES="${GENOMES:-S.Aureus_COL S.Aureus_JKD6008 S.Aureus_N315 S.Aureus_RF122}"
+NPAIRS=$(echo $GENOMES | wc -w | awk '{print $1 * ($1 - 1) / 2}')
 CORES="${3:-$(nproc)}"
 GPUS="${4:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)}"
 [ "${GPUS:-0}" -ge 1 ] 2>/dev/null || GPUS=1
@@ -41,20 +46,21 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/ava-bench.XXXXXX")"
 mkdir -p "$WORK/config"
 {
     printf 'name\tfasta\n'
-    for g in COL JKD6008 N315 RF122; do
-        printf 'Saureus_%s\t%s/S.Aureus_%s.fa.gz\n' "$g" "$DATA" "$g"
+    for g in $GENOMES; do
+        printf '%s\t%s/%s.fa.gz\n' "$(echo "$g" | tr -c 'A-Za-z0-9_\n' _)" "$DATA" "$g"
     done
 } > "$WORK/config/genomes.tsv"
 cat > "$WORK/config/config.yaml" <<YAML
 genomes: config/genomes.tsv
 outdir: results
-prefix: saureus
+prefix: bench
 pairs: unordered
 self: false
 engine: {strand: both, unmask: false, seed: "1110100110010101111", transition: true}
 split: {size: 10000000, overlap: 200000}
 unit_size: 10000000
 backend: $BACKEND
+units_per_job: ${UNITS_PER_JOB:-null}
 gpu_mem: null
 threads: $(( CORES / GPUS > 0 ? CORES / GPUS : 1 ))
 gpu_lock_dir: $WORK/locks
@@ -66,11 +72,16 @@ start=$(date +%s.%N)
 python3 -m snakemake --snakefile "$ROOT/Snakefile" -d "$WORK" -c "$CORES" --resources gpu="$GPUS" -q
 end=$(date +%s.%N)
 seconds=$(python3 -c "print(f'{$end - $start:.1f}')")
-for f in "$WORK"/results/benchmarks/align/*/*/*.tsv; do
-    printf '%s\t%s\n' "$(basename "$(dirname "$(dirname "$f")")")/$(basename "$(dirname "$f")")" \
-        "$(sed -n 2p "$f" | cut -f1)"
+for f in "$WORK"/results/benchmarks/align/*.tsv; do
+    printf 'align %s: %s units, %s s\n' "$(basename "$f" .tsv)" \
+        "$(grep -c " done in " "$WORK/results/logs/align/$(basename "$f" .tsv).log")" "$(sed -n 2p "$f" | cut -f1)"
 done >&2
-grep -h "GPU lease\|backend" "$WORK"/results/logs/align/*/*/*.log \
+# every rule's jobs: how many, and their wall seconds summed (Snakemake's benchmark files)
+for d in "$WORK"/results/benchmarks/*/; do
+    find "$d" -name '*.tsv' -exec sed -n 2p {} \; | awk -v r="$(basename "$d")" \
+        '{n++; s+=$1} END {printf "rule %s: %d jobs, %.1f s wall in all\n", r, n, s}'
+done >&2
+grep -h "GPU lease\|backend" "$WORK"/results/logs/align/*.log | sed 's/; [0-9]* work units//' \
     | sed 's/^[0-9-]* [0-9:,]* //' | sort | uniq -c >&2 || true
-cat "$WORK/results/matrices/saureus_identity.tsv" >&2
-echo "workflow_bench backend=$BACKEND cores=$CORES gpus=$GPUS pairs=6 seconds=$seconds"
+cat "$WORK/results/matrices/bench_identity.tsv" >&2
+echo "workflow_bench backend=$BACKEND cores=$CORES gpus=$GPUS pairs=$NPAIRS units_per_job=${UNITS_PER_JOB:-null} seconds=$seconds"

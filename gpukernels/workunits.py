@@ -9,8 +9,11 @@ A genome is cut into *chunks*:
   chunks of at most ``unit_size`` bases (a record longer than ``unit_size``
   stays alone), so a 1,000-scaffold genome makes a handful of chunks.
 
-A *work unit* of a genome pair is one target chunk against one query chunk;
-one alignment job runs per unit. Every chunk carries the reason it was made,
+A *work unit* of a genome pair is one target chunk against one query chunk.
+One alignment job runs a *batch* of units in one process (:func:`align_batches`),
+so that a screen of many small pairs pays the process's start (imports,
+numba's cache, the GPU's context) once a batch rather than once a pair.
+Every chunk carries the reason it was made,
 and the plan of a pair is written as JSON for the merge step, which needs the
 chunk edges to recognise alignments clipped by a split.
 
@@ -36,6 +39,9 @@ DEFAULT_SPLIT_SIZE = 10_000_000
 DEFAULT_OVERLAP = 200_000
 #: Default batch size for small records.
 DEFAULT_UNIT_SIZE = 10_000_000
+#: Work units of one alignment job where the workflow chooses (a GPU visible): a process's start
+#: costs about 3 s there (bench/RESULTS.md), a bacterial pair's alignment 0.5-4 s.
+GPU_UNITS_PER_JOB = 8
 
 
 @dataclass(frozen=True)
@@ -257,6 +263,32 @@ def plan_pair(target_chunks, query_chunks):
     """
     return [{"unit": unit_name(t.index, q.index), "target": t.index, "query": q.index}
             for t in target_chunks for q in query_chunks]
+
+
+def align_batches(units, per_job):
+    """Cut ``units``, in their order, into consecutive batches of at most ``per_job``.
+
+    The batches differ in size by one unit at most (ten units at four a job
+    make batches of 3, 3 and 4), so that no job is left with a short tail.
+    Consecutive units of a pair stay together, and the merge of a pair waits
+    only for the few batches that hold its units.
+
+    Parameters
+    ----------
+    units : sequence
+        Work units in a fixed order (the workflow's ``(target, query, unit)``).
+    per_job : int
+        Most units in one batch, at least 1.
+
+    Returns
+    -------
+    list of list
+    """
+    if int(per_job) < 1:
+        raise InputError(f"units per job must be at least 1, not {per_job}")
+    units = list(units)
+    count = math.ceil(len(units) / int(per_job))
+    return [units[len(units) * k // count:len(units) * (k + 1) // count] for k in range(count)]
 
 
 def write_plan(path, target, query, target_chunks, query_chunks, settings):

@@ -90,16 +90,16 @@ def test_stitching_on_the_minus_strand(tmp_path):
     assert f[-1] == "cg:Z:1000M" and "NM:i:0" in f
 
 
-def _load_align_unit():
+def _load_align_batch():
     spec = importlib.util.spec_from_file_location(
-        "align_unit", ROOT / "workflow" / "scripts" / "align_unit.py")
+        "align_batch", ROOT / "workflow" / "scripts" / "align_batch.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
 def _run_plan(tmp_path, tag, t, q, split_size, overlap):
-    run_engine = _load_align_unit().run_engine
+    run_engine = _load_align_batch().run_engine
     tc = workunits.plan_genome("t", t.names, t.sizes, split_size, overlap, split_size)
     qc = workunits.plan_genome("q", q.names, q.sizes, split_size, overlap, split_size)
     plan = workunits.read_plan(workunits.write_plan(tmp_path / f"{tag}.json", "t", "q", tc, qc, {})

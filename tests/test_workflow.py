@@ -105,9 +105,21 @@ def test_dag_counts_batching_and_self_pairs(tmp_path, tiny_genomes):
     assert _job_counts(wd_small)["align"] == 1 + 2 + 2  # Vcho records in 2 units
 
 
+def test_dag_counts_units_per_job(tmp_path, tiny_genomes):
+    split = {"size": 15_000, "overlap": 5_000}
+    # 40 units (as in test_dag_counts_splits) in batches of at most 3, across pairs
+    counts = _job_counts(_workdir(tmp_path, tiny_genomes, split=split, unit_size=100_000, units_per_job=3))
+    assert counts["align"] == 14 and counts["merge"] == 3
+    # the default on the CPU backend: a job a unit
+    counts = _job_counts(_workdir(tmp_path / "d", tiny_genomes, split=split, unit_size=100_000,
+                                  units_per_job=None))
+    assert counts["align"] == 40
+
+
 @pytest.mark.parametrize("overrides, message", [
     ({"pairs": "all"}, "pairs"),
     ({"backend": "tpu"}, "backend"),
+    ({"units_per_job": 0}, "units_per_job"),
     ({"colour": "blue"}, "colour"),
     ({"split": {"size": 10_000, "overlap": 10_000}}, "overlap"),
     ({"threads": 0}, "threads"),
@@ -176,7 +188,7 @@ def test_lint_is_clean():
 def e2e(tmp_path_factory, tiny_genomes):
     """One run on the tiny genomes: splits, a multi-record genome, self pairs."""
     wd = _workdir(tmp_path_factory.mktemp("e2e"), tiny_genomes,
-                  split={"size": 25_000, "overlap": 8_000}, unit_size=100_000)
+                  split={"size": 25_000, "overlap": 8_000}, unit_size=100_000, units_per_job=3)
     res = _snakemake(wd, "-c2")
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-5000:]
     return wd
@@ -202,6 +214,11 @@ def test_end_to_end_outputs(e2e):
     for png in ["plots/ava_identity_heatmap.png", "plots/ava_query_cov_heatmap.png",
                 "plots/dotplots/Bpen/Bchr.png", "plots/dotplots/Bchr/Vcho.png"]:
         assert (out / png).stat().st_size > 5000
+    # 8 units in batches of 2, 3 and 3 (the last two hold units of two pairs each), one process each
+    logs = sorted((out / "logs" / "align").glob("b*.log"))
+    assert [log.name for log in logs] == ["b00000.log", "b00001.log", "b00002.log"]
+    assert [log.read_text().count(" done in ") for log in logs] == [2, 3, 3]
+    assert "unit Bpen/Vcho/t0000-q0000:" in logs[1].read_text()
     for rule in ("prepare", "plan", "align", "merge", "pair_stats", "dotplot"):
         assert any((out / "logs" / rule).rglob("*.log")), rule
         assert any((out / "benchmarks" / rule).rglob("*.tsv")), rule

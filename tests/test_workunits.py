@@ -47,6 +47,18 @@ def test_mixed_records_keep_file_order():
     assert chunks[-1].intervals == ((3, 0, 90),)
 
 
+def test_align_batches_are_consecutive_and_even():
+    units = [("a", "b", f"u{k}") for k in range(10)]
+    batches = wu.align_batches(units, 4)
+    assert [len(b) for b in batches] == [3, 3, 4]
+    assert [u for b in batches for u in b] == units
+    assert wu.align_batches(units, 10) == [units]
+    assert wu.align_batches(units, 1) == [[u] for u in units]
+    assert wu.align_batches([], 8) == []
+    with pytest.raises(InputError, match="at least 1"):
+        wu.align_batches(units, 0)
+
+
 def test_pairs_modes():
     g = ["a", "b", "c"]
     assert wu.genome_pairs(g) == [("a", "b"), ("a", "c"), ("b", "c")]

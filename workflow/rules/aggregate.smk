@@ -29,7 +29,9 @@ rule matrices:
 rule screen_table:
     """Work units that the SeedHit pair screen skipped, with the reason (screen configured only)."""
     input:
-        unit_screens(),
+        lambda wildcards: sorted(f"{OUT}/units/{name}" for name in batches()),
+    params:
+        screens=lambda wildcards: unit_screens(),
     output:
         report(
             f"{OUT}/matrices/{PREFIX}_screen_skipped.tsv",

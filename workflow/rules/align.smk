@@ -1,16 +1,15 @@
-# One alignment job per work unit, holding a GPU lease (a GPU or a slot of one), else on the CPU.
+# One alignment job per batch of work units (units_per_job), holding a GPU lease (a GPU or a slot
+# of one) for the batch, else on the CPU.
 
 
 rule align:
-    """Align one work unit of a genome pair; record its pair-screen verdict."""
+    """Align a batch of work units in one process; record each unit's pair-screen verdict."""
     input:
-        target=f"{OUT}/genomes/{{target}}.npz",
-        query=f"{OUT}/genomes/{{query}}.npz",
-        plan=f"{OUT}/plans/{{target}}/{{query}}.json",
+        batch_inputs,
     output:
-        paf=temp(f"{OUT}/units/{{target}}/{{query}}/{{unit}}.paf.gz"),
-        screen=temp(f"{OUT}/units/{{target}}/{{query}}/{{unit}}.screen.json"),
+        temp(directory(f"{OUT}/units/{{batch}}")),
     params:
+        units=batch_units,
         engine=config["engine"],
         backend=config["backend"],
         gpu_mem=config["gpu_mem"],
@@ -20,10 +19,10 @@ rule align:
     resources:
         gpu=gpu_per_job(),
     log:
-        f"{OUT}/logs/align/{{target}}/{{query}}/{{unit}}.log",
+        f"{OUT}/logs/align/{{batch}}.log",
     benchmark:
-        f"{OUT}/benchmarks/align/{{target}}/{{query}}/{{unit}}.tsv"
+        f"{OUT}/benchmarks/align/{{batch}}.tsv"
     conda:
         "../envs/gpukernels.yaml"
     script:
-        "../scripts/align_unit.py"
+        "../scripts/align_batch.py"

@@ -5,7 +5,7 @@ import os
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from gpukernels import workunits
+from gpukernels import lease, workunits
 from gpukernels.matrix import MATRICES, RECORD_MATRICES
 from gpukernels.errors import InputError
 
@@ -72,15 +72,69 @@ def units_of(target, query):
     return [u["unit"] for u in workunits.plan_pair(_chunks(target), _chunks(query))]
 
 
+def units_per_job():
+    """Work units per alignment job: ``units_per_job``, or where it is null, 1 on the CPU backend or
+    where no GPU is visible when the DAG is built (CPU jobs gain from running apart on many cores),
+    else ``workunits.GPU_UNITS_PER_JOB`` (GPU jobs share a device, and each process's start costs
+    seconds)."""
+    per_job = config.get("units_per_job")
+    if per_job is None:
+        gpu = config["backend"] != "cpu" and lease.device_pool()
+        per_job = workunits.GPU_UNITS_PER_JOB if gpu else 1
+    return int(per_job)
+
+
+def batches():
+    """Batch name -> the work units ``(target, query, unit)`` one alignment job runs, in order."""
+    if not _BATCHES:
+        units = [(t, q, u) for t, q in PAIRS for u in units_of(t, q)]
+        for k, batch in enumerate(workunits.align_batches(units, units_per_job())):
+            name = f"b{k:05d}"
+            _BATCHES[name] = batch
+            _BATCH_OF.update((unit, name) for unit in batch)
+    return _BATCHES
+
+
+_BATCHES = {}
+_BATCH_OF = {}
+
+
+def unit_file(target, query, unit, suffix):
+    """A work unit's output (``suffix`` ``.paf.gz`` or ``.screen.json``) inside its batch's folder."""
+    batches()
+    return f"{OUT}/units/{_BATCH_OF[(target, query, unit)]}/{target}/{query}/{unit}{suffix}"
+
+
+def batch_units(wildcards):
+    """What the alignment job of a batch needs per unit: names, inputs and outputs (JSON-ready)."""
+    return [{"target": t, "query": q, "unit": u, "plan": f"{OUT}/plans/{t}/{q}.json",
+             "target_npz": f"{OUT}/genomes/{t}.npz", "query_npz": f"{OUT}/genomes/{q}.npz",
+             "paf": unit_file(t, q, u, ".paf.gz"), "screen": unit_file(t, q, u, ".screen.json")}
+            for t, q, u in batches()[wildcards.batch]]
+
+
+def batch_inputs(wildcards):
+    """The encoded genomes and pair plans of a batch's units."""
+    units = batch_units(wildcards)
+    return sorted({path for u in units for path in (u["plan"], u["target_npz"], u["query_npz"])})
+
+
+def pair_batches(wildcards):
+    """The folders of the batches that hold a pair's units (the merge's inputs)."""
+    batches()
+    return sorted({f"{OUT}/units/{_BATCH_OF[(wildcards.target, wildcards.query, u)]}"
+                   for u in units_of(wildcards.target, wildcards.query)})
+
+
 def unit_pafs(wildcards):
-    """The unit PAF files that the merge of a pair takes."""
-    return expand(f"{OUT}/units/{wildcards.target}/{wildcards.query}/{{unit}}.paf.gz",
-                  unit=units_of(wildcards.target, wildcards.query))
+    """The unit PAF files of a pair, inside their batches' folders."""
+    return [unit_file(wildcards.target, wildcards.query, u, ".paf.gz")
+            for u in units_of(wildcards.target, wildcards.query)]
 
 
 def unit_screens():
     """The pair-screen record (JSON) of every work unit of every pair."""
-    return [f"{OUT}/units/{t}/{q}/{u}.screen.json" for t, q in PAIRS for u in units_of(t, q)]
+    return [unit_file(t, q, u, ".screen.json") for t, q in PAIRS for u in units_of(t, q)]
 
 
 def screen_on():

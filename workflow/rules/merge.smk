@@ -4,7 +4,7 @@
 rule merge:
     """Merge the unit PAFs of a pair; alignments across a split are kept once."""
     input:
-        pafs=unit_pafs,
+        batches=pair_batches,
         plan=f"{OUT}/plans/{{target}}/{{query}}.json",
         target=f"{OUT}/genomes/{{target}}.manifest.tsv",
         query=f"{OUT}/genomes/{{query}}.manifest.tsv",
@@ -14,6 +14,7 @@ rule merge:
         paf=f"{OUT}/alignments/{{target}}/{{query}}.paf.gz",
         stats=f"{OUT}/alignments/{{target}}/{{query}}.merge.json",
     params:
+        pafs=unit_pafs,
         engine=config["engine"],
     log:
         f"{OUT}/logs/merge/{{target}}/{{query}}.log",

@@ -12,7 +12,7 @@ sys.stderr = open(snakemake.log[0], "w")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
 
 plan = workunits.read_plan(snakemake.input.plan)
-paths = {os.path.basename(p).split(".")[0]: p for p in snakemake.input.pafs}
+paths = {os.path.basename(p).split(".")[0]: p for p in snakemake.params.pafs}
 t_names, t_lens, _ = workunits.read_manifest(snakemake.input.target)
 q_names, q_lens, _ = workunits.read_manifest(snakemake.input.query)
 stats = merge_pair(plan, paths, snakemake.output.paf, (t_names, t_lens), (q_names, q_lens),
