@@ -4,7 +4,7 @@
 #   snakemake -c 8 --resources gpu=4    four GPU jobs at once, on four distinct GPUs
 #   snakemake --report report.html      the HTML report
 #
-# See docs/workflow.md for the configuration, the outputs and their definitions.
+# See README.md ("The workflow") for the configuration, the outputs and their definitions.
 from snakemake.utils import min_version
 
 min_version("8.0")
