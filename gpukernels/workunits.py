@@ -39,8 +39,8 @@ DEFAULT_SPLIT_SIZE = 10_000_000
 DEFAULT_OVERLAP = 200_000
 #: Default batch size for small records.
 DEFAULT_UNIT_SIZE = 10_000_000
-#: Work units of one alignment job where the workflow chooses (a GPU visible): a process's start
-#: costs about 3 s there (bench/RESULTS.md), a bacterial pair's alignment 0.5-4 s.
+#: Work units of one alignment job on the workflow's GPU backend unless configured: a process's
+#: start costs about 3 s there (bench/RESULTS.md), a bacterial pair's alignment 0.5-4 s.
 GPU_UNITS_PER_JOB = 8
 
 

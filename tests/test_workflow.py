@@ -110,10 +110,13 @@ def test_dag_counts_units_per_job(tmp_path, tiny_genomes):
     # 40 units (as in test_dag_counts_splits) in batches of at most 3, across pairs
     counts = _job_counts(_workdir(tmp_path, tiny_genomes, split=split, unit_size=100_000, units_per_job=3))
     assert counts["align"] == 14 and counts["merge"] == 3
-    # the default on the CPU backend: a job a unit
+    # the defaults: a job a unit on the CPU backend, 8 units a job on the GPU's (no GPU needed to plan)
     counts = _job_counts(_workdir(tmp_path / "d", tiny_genomes, split=split, unit_size=100_000,
                                   units_per_job=None))
     assert counts["align"] == 40
+    counts = _job_counts(_workdir(tmp_path / "g", tiny_genomes, split=split, unit_size=100_000,
+                                  units_per_job=None, backend="gpu"))
+    assert counts["align"] == 5
 
 
 @pytest.mark.parametrize("overrides, message", [

@@ -5,7 +5,7 @@ import os
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from gpukernels import lease, workunits
+from gpukernels import workunits
 from gpukernels.matrix import MATRICES, RECORD_MATRICES
 from gpukernels.errors import InputError
 
@@ -73,14 +73,14 @@ def units_of(target, query):
 
 
 def units_per_job():
-    """Work units per alignment job: ``units_per_job``, or where it is null, 1 on the CPU backend or
-    where no GPU is visible when the DAG is built (CPU jobs gain from running apart on many cores),
-    else ``workunits.GPU_UNITS_PER_JOB`` (GPU jobs share a device, and each process's start costs
-    seconds)."""
+    """Work units per alignment job: ``units_per_job``, or where it is null, ``GPU_UNITS_PER_JOB`` on
+    the GPU backend (GPU jobs share a device, and each process's start costs seconds) and 1 on the
+    others (CPU jobs gain from running apart on many cores). It depends on the config alone, not on
+    the host: a DAG built where no GPU is visible must cut the same batches, or Snakemake would see
+    the merges' inputs changed and align everything again."""
     per_job = config.get("units_per_job")
     if per_job is None:
-        gpu = config["backend"] != "cpu" and lease.device_pool()
-        per_job = workunits.GPU_UNITS_PER_JOB if gpu else 1
+        per_job = workunits.GPU_UNITS_PER_JOB if config["backend"] == "gpu" else 1
     return int(per_job)
 
 
