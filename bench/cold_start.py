@@ -6,8 +6,9 @@ Usage::
     python3 bench/cold_start.py [--top N] -- ALIGN_ARGS...
 
 Runs ``ava align ALIGN_ARGS`` in this process with two clocks installed:
-each numba dispatcher's ``compile`` (one call per new type signature: a
-load from numba's cache, or a compile when the cache misses) and each
+each numba dispatcher's ``compile`` that takes over a millisecond (one call
+per new type signature: a load from numba's cache, or a compile when the
+cache misses) and each
 kernel's first :func:`gpukernels.cuda.get_kernel` (its module's NVRTC build
 or a load from CuPy's kernel cache, the first kernel of a module paying it). Prints the wall time of the run, then one row per clock,
 longest first: seconds, whether numba's cache had it, the function and
