@@ -52,21 +52,23 @@ def run_engine(target, query, engine, out_path, backend, device, gpu_mem, thread
     return stats
 
 
-def _genome(cache, path):
-    """The encoded genome at ``path``, loaded once while consecutive units use it."""
+def _loaded(cache, path, load):
+    """``load(path)``, read once while consecutive units use it (the batch's units go pair by pair)."""
     if path not in cache:
-        cache[path] = load_genome(path)
+        cache[path] = load(path)
     return cache[path]
 
 
-def align_unit(unit, genomes, params, backend, device, threads):
-    """Align one unit of the batch (a dict of :func:`batch_units` in ``common.smk``)."""
-    plan = workunits.read_plan(unit["plan"])
+def align_unit(unit, loaded, params, backend, device, threads):
+    """Align one unit of the batch (a dict of :func:`batch_units` in ``common.smk``); ``loaded`` holds
+    the plan and genomes the unit before read, and keeps this unit's."""
+    mine = (unit["plan"], unit["target_npz"], unit["query_npz"])
+    for path in [p for p in loaded if p not in mine]:
+        del loaded[path]
+    plan = _loaded(loaded, unit["plan"], workunits.read_plan)
     t_chunk, q_chunk = workunits.unit_chunks(plan, unit["unit"])
-    for path in [p for p in genomes if p not in (unit["target_npz"], unit["query_npz"])]:
-        del genomes[path]
-    target = _genome(genomes, unit["target_npz"]).piece(t_chunk.intervals)
-    query = _genome(genomes, unit["query_npz"]).piece(q_chunk.intervals)
+    target = _loaded(loaded, unit["target_npz"], load_genome).piece(t_chunk.intervals)
+    query = _loaded(loaded, unit["query_npz"], load_genome).piece(q_chunk.intervals)
     self_mode = plan["target"] == plan["query"] and t_chunk.index == q_chunk.index
     logging.info("unit %s/%s/%s: target %s, query %s", unit["target"], unit["query"], unit["unit"],
                  t_chunk.reason, q_chunk.reason)
@@ -86,14 +88,14 @@ def main(smk):
         sys.exit("backend 'gpu' asked for, but no GPU is visible (CUDA_VISIBLE_DEVICES, nvidia-smi)")
     units = smk.params.units
     os.makedirs(smk.output[0], exist_ok=True)
-    genomes = {}
+    loaded = {}
     with lease.acquire(pool=pool, lock_dir=smk.params.lock_dir, slots=int(smk.params.jobs_per_gpu)) as held:
         run_backend = "cpu" if held.ordinal is None else "gpu"
         logging.info("backend %s, device %s (CUDA_VISIBLE_DEVICES=%s), threads %d; %d work units", run_backend,
                      held.device, os.environ.get("CUDA_VISIBLE_DEVICES", "unset"), smk.threads, len(units))
         for k, unit in enumerate(units, start=1):
             start = time.perf_counter()
-            align_unit(unit, genomes, smk.params, run_backend, held.ordinal, smk.threads)
+            align_unit(unit, loaded, smk.params, run_backend, held.ordinal, smk.threads)
             logging.info("unit %d of %d done in %.1f s", k, len(units), time.perf_counter() - start)
 
 
