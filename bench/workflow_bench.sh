@@ -84,4 +84,6 @@ done >&2
 grep -h "GPU lease\|backend" "$WORK"/results/logs/align/*.log | sed 's/; [0-9]* work units//' \
     | sed 's/^[0-9-]* [0-9:,]* //' | sort | uniq -c >&2 || true
 cat "$WORK/results/matrices/bench_identity.tsv" >&2
+# one checksum of every pair's merged PAF (in pair order), to compare runs of other settings
+echo "alignments md5 $(for f in $(ls "$WORK"/results/alignments/*/*.paf.gz | sort); do zcat "$f"; done | md5sum | cut -d' ' -f1)" >&2
 echo "workflow_bench backend=$BACKEND cores=$CORES gpus=$GPUS pairs=$NPAIRS units_per_job=${UNITS_PER_JOB:-null} seconds=$seconds"
