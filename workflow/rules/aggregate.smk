@@ -29,7 +29,7 @@ rule matrices:
 rule screen_table:
     """Work units that the SeedHit pair screen skipped, with the reason (screen configured only)."""
     input:
-        lambda wildcards: sorted(f"{OUT}/units/{name}" for name in batches()),
+        lambda wildcards: sorted(batch_dir(name) for name in batches()),
     params:
         screens=lambda wildcards: unit_screens(),
     output:

@@ -7,7 +7,7 @@ rule align:
     input:
         batch_inputs,
     output:
-        temp(directory(f"{OUT}/units/{{batch}}")),
+        temp(directory(batch_dir("{batch}"))),
     params:
         units=batch_units,
         engine=config["engine"],

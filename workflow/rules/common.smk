@@ -99,10 +99,20 @@ _BATCHES = {}
 _BATCH_OF = {}
 
 
+def batch_dir(name):
+    """The folder of a batch's outputs (the alignment job's output)."""
+    return f"{OUT}/units/{name}"
+
+
+def batch_of(target, query, unit):
+    """The name of the batch that holds a work unit."""
+    batches()
+    return _BATCH_OF[(target, query, unit)]
+
+
 def unit_file(target, query, unit, suffix):
     """A work unit's output (``suffix`` ``.paf.gz`` or ``.screen.json``) inside its batch's folder."""
-    batches()
-    return f"{OUT}/units/{_BATCH_OF[(target, query, unit)]}/{target}/{query}/{unit}{suffix}"
+    return f"{batch_dir(batch_of(target, query, unit))}/{target}/{query}/{unit}{suffix}"
 
 
 def batch_units(wildcards):
@@ -121,8 +131,7 @@ def batch_inputs(wildcards):
 
 def pair_batches(wildcards):
     """The folders of the batches that hold a pair's units (the merge's inputs)."""
-    batches()
-    return sorted({f"{OUT}/units/{_BATCH_OF[(wildcards.target, wildcards.query, u)]}"
+    return sorted({batch_dir(batch_of(wildcards.target, wildcards.query, u))
                    for u in units_of(wildcards.target, wildcards.query)})
 
 
