@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Time the Snakemake workflow on a 4-genome S. aureus screen (6 pairs, 2.7-2.9 Mb each), or on the
 # genomes that GENOMES names (file names in DATA_DIR without .fa.gz, space-separated).
-# UNITS_PER_JOB sets the config's units_per_job (default null: the workflow's choice).
+# UNITS_PER_JOB sets the config's units_per_job (default null: the workflow's choice), JOBS_PER_GPU
+# its jobs_per_gpu (default 1); each alignment job gets THREADS threads (default
+# CORES / (GPUS * JOBS_PER_GPU)).
 #
 #   bench/workflow_bench.sh [DATA_DIR] [BACKEND] [CORES] [GPUS]
 #
@@ -29,6 +31,8 @@ NPAIRS=$(echo $GENOMES | wc -w | awk '{print $1 * ($1 - 1) / 2}')
 CORES="${3:-$(nproc)}"
 GPUS="${4:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)}"
 [ "${GPUS:-0}" -ge 1 ] 2>/dev/null || GPUS=1
+JPG="${JOBS_PER_GPU:-1}"
+SLOTS=$(( GPUS * JPG ))
 
 if ! python3 -c 'import snakemake' 2>/dev/null; then
     if ls .whl/*.whl >/dev/null 2>&1; then
@@ -62,14 +66,15 @@ unit_size: 10000000
 backend: $BACKEND
 units_per_job: ${UNITS_PER_JOB:-null}
 gpu_mem: null
-threads: $(( CORES / GPUS > 0 ? CORES / GPUS : 1 ))
+threads: ${THREADS:-$(( CORES / SLOTS > 0 ? CORES / SLOTS : 1 ))}
+jobs_per_gpu: $JPG
 gpu_lock_dir: $WORK/locks
 plots: $(python3 -c 'import matplotlib' 2>/dev/null && echo true || echo false)
 YAML
 
-echo "workflow_bench: $WORK, backend $BACKEND, -c $CORES, gpu=$GPUS" >&2
+echo "workflow_bench: $WORK, backend $BACKEND, -c $CORES, gpu=$SLOTS ($GPUS GPUs x $JPG jobs)" >&2
 start=$(date +%s.%N)
-python3 -m snakemake --snakefile "$ROOT/Snakefile" -d "$WORK" -c "$CORES" --resources gpu="$GPUS" -q
+python3 -m snakemake --snakefile "$ROOT/Snakefile" -d "$WORK" -c "$CORES" --resources gpu="$SLOTS" -q
 end=$(date +%s.%N)
 seconds=$(python3 -c "print(f'{$end - $start:.1f}')")
 for f in "$WORK"/results/benchmarks/align/*.tsv; do
@@ -86,4 +91,4 @@ grep -h "GPU lease\|backend" "$WORK"/results/logs/align/*.log | sed 's/; [0-9]* 
 cat "$WORK/results/matrices/bench_identity.tsv" >&2
 # one checksum of every pair's merged PAF (in pair order), to compare runs of other settings
 echo "alignments md5 $(for f in $(ls "$WORK"/results/alignments/*/*.paf.gz | sort); do zcat "$f"; done | md5sum | cut -d' ' -f1)" >&2
-echo "workflow_bench backend=$BACKEND cores=$CORES gpus=$GPUS pairs=$NPAIRS units_per_job=${UNITS_PER_JOB:-null} seconds=$seconds"
+echo "workflow_bench backend=$BACKEND cores=$CORES gpus=$GPUS pairs=$NPAIRS units_per_job=${UNITS_PER_JOB:-null} jobs_per_gpu=$JPG seconds=$seconds"

@@ -44,6 +44,37 @@ DEFAULT_UNIT_SIZE = 10_000_000
 GPU_UNITS_PER_JOB = 8
 
 
+def default_units_per_job(n_units, backend, jobs_per_gpu=1):
+    """Work units per alignment job where the config leaves ``units_per_job`` null.
+
+    On the CPU backend (and ``auto``) a job a unit: CPU jobs gain more from
+    running side by side on many cores. On the GPU backend up to
+    :data:`GPU_UNITS_PER_JOB`, but fewer where that would leave some of a
+    GPU's ``jobs_per_gpu`` slots without a batch: a small screen is then cut
+    into ``jobs_per_gpu`` batches that share the GPU (the jobs' host work
+    overlaps; bench/RESULTS.md). It depends on the config and the units alone,
+    not on the host, so that a DAG built where no GPU is visible cuts the
+    same batches.
+
+    Parameters
+    ----------
+    n_units : int
+        Work units of the whole run.
+    backend : str
+        The config's ``backend``.
+    jobs_per_gpu : int
+        The config's ``jobs_per_gpu``.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if backend != "gpu":
+        return 1
+    return max(1, min(GPU_UNITS_PER_JOB, math.ceil(int(n_units) / max(1, int(jobs_per_gpu)))))
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One piece of a genome that an alignment job takes.

@@ -117,6 +117,10 @@ def test_dag_counts_units_per_job(tmp_path, tiny_genomes):
     counts = _job_counts(_workdir(tmp_path / "g", tiny_genomes, split=split, unit_size=100_000,
                                   units_per_job=None, backend="gpu"))
     assert counts["align"] == 5
+    # on a GPU shared by 3 jobs, the 6 units of a small screen go in 3 batches, not one
+    counts = _job_counts(_workdir(tmp_path / "s", tiny_genomes, units_per_job=None, backend="gpu",
+                                  jobs_per_gpu=3))
+    assert counts["align"] == 3
 
 
 @pytest.mark.parametrize("overrides, message", [

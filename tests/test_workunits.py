@@ -85,3 +85,15 @@ def test_fasta_lengths(tmp_path):
     with gzip.open(p, "wt") as fh:
         fh.write(">a desc\nACGT\nAC\r\n>b\n\n>c\nNNNN NN\n")
     assert wu.fasta_lengths(p) == (["a", "b", "c"], [6, 0, 6])
+
+
+def test_default_units_per_job():
+    # a job a unit off the GPU; on it up to GPU_UNITS_PER_JOB, fewer so that every shared slot gets a batch
+    assert wu.default_units_per_job(40, "cpu", 4) == 1
+    assert wu.default_units_per_job(40, "auto") == 1
+    assert wu.default_units_per_job(40, "gpu") == wu.GPU_UNITS_PER_JOB
+    assert wu.default_units_per_job(6, "gpu") == 6
+    assert wu.default_units_per_job(6, "gpu", 3) == 2
+    assert wu.default_units_per_job(10, "gpu", 4) == 3
+    assert wu.default_units_per_job(1, "gpu", 4) == 1
+    assert wu.default_units_per_job(0, "gpu", 4) == 1

@@ -72,15 +72,16 @@ def units_of(target, query):
     return [u["unit"] for u in workunits.plan_pair(_chunks(target), _chunks(query))]
 
 
-def units_per_job():
-    """Work units per alignment job: ``units_per_job``, or where it is null, ``GPU_UNITS_PER_JOB`` on
-    the GPU backend (GPU jobs share a device, and each process's start costs seconds) and 1 on the
-    others (CPU jobs gain from running apart on many cores). It depends on the config alone, not on
-    the host: a DAG built where no GPU is visible must cut the same batches, or Snakemake would see
-    the merges' inputs changed and align everything again."""
+def units_per_job(n_units):
+    """Work units per alignment job: ``units_per_job``, or where it is null the default of
+    :func:`gpukernels.workunits.default_units_per_job` for ``n_units`` units (up to 8 on the GPU
+    backend, fewer where the GPU's ``jobs_per_gpu`` slots would otherwise go without a batch; 1 on
+    the others). It depends on the config alone, not on the host: a DAG built where no GPU is
+    visible must cut the same batches, or Snakemake would see the merges' inputs changed and align
+    everything again."""
     per_job = config.get("units_per_job")
     if per_job is None:
-        per_job = workunits.GPU_UNITS_PER_JOB if config["backend"] == "gpu" else 1
+        per_job = workunits.default_units_per_job(n_units, config["backend"], config["jobs_per_gpu"])
     return int(per_job)
 
 
@@ -88,7 +89,7 @@ def batches():
     """Batch name -> the work units ``(target, query, unit)`` one alignment job runs, in order."""
     if not _BATCHES:
         units = [(t, q, u) for t, q in PAIRS for u in units_of(t, q)]
-        for k, batch in enumerate(workunits.align_batches(units, units_per_job())):
+        for k, batch in enumerate(workunits.align_batches(units, units_per_job(len(units)))):
             name = f"b{k:05d}"
             _BATCHES[name] = batch
             _BATCH_OF.update((unit, name) for unit in batch)
