@@ -115,6 +115,12 @@ FIRST_WAVE = 512
 #: wide on average, is redone in a GPU round rather than on the host (a round costs about the same per
 #: anti-diagonal whatever its width; the host's DP costs the same per cell)
 ROUND_CELLS = 1 << 17
+#: the same for a dirty side whose rows at its stale best the host holds, counting its cells up to that
+#: best (where the host's redo stops): the host's redo runs inside a stripe, beside the other stripes,
+#: where a round stops them all, so it pays only for the biggest sides. 2^20 took S. aureus JKD6008 x
+#: N315 to 6.12 s a pair from 7.47 s with none sent (2^19: 6.34 s, 2^21: 6.81 s), E. coli 0.507 s
+#: against 0.510 s (2^19: 0.519 s; H200, 2 rounds alternated, fortieth session)
+STOP_ROUND_CELLS = 1 << 20
 ROUND_WIDTH = 128
 #: the sides of a long batch share the relay's memory as their chunks ask for it (runner.RelayShare),
 #: rather than an even split
@@ -695,14 +701,16 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
                ents, held):
     """Dirty sides of anchor ``a`` (as :func:`_dirty_sides`), and whether one of them is worth a GPU round.
 
-    A dirty side whose stale rows at its best the host holds (``rows_at``,
-    :class:`_KeptRows`) is redone by the host's DP, which nearly always
-    stops there (:func:`_redo_side`): a fraction of a round trip to the GPU.
-    Another is worth a round when its last run to its end computed at least
-    ``round_cells`` cells, :data:`ROUND_WIDTH` per anti-diagonal on average:
-    a smaller side is redone sooner by the host's DP than by a round trip to
-    the GPU, and a long narrow one too (a block's time grows with the
-    anti-diagonals, the host's with the cells).
+    A dirty side is worth a round when its redo on the host would compute at
+    least ``round_cells[0]`` cells, :data:`ROUND_WIDTH` per anti-diagonal on
+    average: a smaller side is redone sooner by the host's DP than by a
+    round trip to the GPU, and a long narrow one too (a block's time grows
+    with the anti-diagonals, the host's with the cells). A side whose stale
+    rows at its best the host holds (``rows_at``, :class:`_KeptRows`) is
+    redone by the host's DP up to that best, where it nearly always stops
+    (:func:`_redo_side`): its cells up to there (``R_CAB``) count, against
+    ``round_cells[1]``; another's run to its end (``R_FULL_CELLS``). A round
+    stops at the stale best too, from the device's copy of the rows.
     """
     redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents,
                         held)
@@ -714,8 +722,13 @@ def _big_side(a, redo, round_cells, res_all, rows_at):
     """Is one of anchor ``a``'s dirty sides ``redo`` worth a GPU round (:func:`_big_dirty`)?"""
     for side in range(2):
         r = res_all[2 * a + side]
-        if (redo & (1 << side) and rows_at[2 * a + side] < 0 and r[R_FULL_CELLS] >= round_cells
-                and r[R_FULL_CELLS] >= ROUND_WIDTH * r[R_FULL_DIAGS]):
+        if not redo & (1 << side):
+            continue
+        if rows_at[2 * a + side] >= 0:
+            cells, diags, least = r[R_CAB], r[R_BI] + r[R_BJ] + 1, round_cells[1]
+        else:
+            cells, diags, least = r[R_FULL_CELLS], r[R_FULL_DIAGS], round_cells[0]
+        if cells >= least and cells >= ROUND_WIDTH * diags:
             return True
     return False
 
@@ -1265,7 +1278,7 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                    gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None,
-                   round_cells=ROUND_CELLS, host_threads=2, label="", stripes=None):
+                   round_cells=None, host_threads=2, label="", stripes=None, stop_round_cells=None):
     """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
@@ -1278,8 +1291,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         Kernel runner (default :class:`DeviceRunner`); tests pass an emulator.
     round_cells : int, optional
         A dirty side is redone in a GPU round rather than on the host when its
-        stale inspection computed at least this many cells (default
-        :data:`ROUND_CELLS`; only the speed depends on it).
+        redo there would compute at least this many cells (:func:`_big_dirty`;
+        default :data:`ROUND_CELLS`; only the speed depends on it).
+    stop_round_cells : int, optional
+        The same for a dirty side whose redo stops at its stale best, counting
+        its cells up to there (default :data:`STOP_ROUND_CELLS`).
     host_threads : int, optional
         Host threads for the extensions too long for the GPU (default 2:
         both sides of one anchor at once; more also extend the next such
@@ -1313,6 +1329,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     matrix = np.ascontiguousarray(matrix, dtype=np.int32)
     n = len(anchor_q)
     width = int(wave or WAVE)
+    round_cells = ROUND_CELLS if round_cells is None else int(round_cells)
+    stop_round_cells = STOP_ROUND_CELLS if stop_round_cells is None else int(stop_round_cells)
+    round_at = np.array([round_cells, stop_round_cells], dtype=np.int64)       # (_big_side)
     mem = budget(gpu_mem)
     given_runner = runner is not None
     if runner is None:
@@ -1746,7 +1765,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     a, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo,
                     t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off,
                     ops_all, run_off, runs, head, ents, walls, anchor_cells, work, h_tb, h_off, h_lo, host,
-                    round_cells, held_now())
+                    round_at, held_now())
                 stats["walk_s"] += clock() - c0
                 progress(a)
                 if abandoned is not None and (a == end or status[a] == 6):
@@ -1770,7 +1789,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     continue
                 c0 = clock()
                 wide = status[a] == 2           # a big dirty side (else an anchor abandoned before the last keep)
-                m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_cells, status, stamp, res_all, cnt, anchor_q,
+                m = _gather(a, end, ROUND_LOOK, ROUND_CAP, round_at, status, stamp, res_all, cnt, anchor_q,
                             anchor_t, K, op_off, ops_all, run_off, runs, head, ents, held, sel)
                 c1 = clock()
                 stats["form_s"] += c1 - c0
@@ -1815,7 +1834,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             runner.walls[...] = 0
         out = extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                              gappedthresh, self_barrier, wall_slots, gpu_mem, wave, runner if given_runner else None,
-                             round_cells, host_threads, label, stripes=1)
+                             round_cells, host_threads, label, stripes=1, stop_round_cells=stop_round_cells)
         _LAST.stats["stripe_escapes"] = 1
         return out
     if hasattr(runner, "give_walls"):
