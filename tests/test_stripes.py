@@ -123,3 +123,27 @@ def test_plan_stripes_rows_apart():
             used.append(tuple(bounds[s]))
     assert all(b[1] <= c2[0] for b, c2 in zip(used, used[1:]))
     assert len(used) > 1
+
+
+def test_kept_alignments_come_back_in_anchor_order():
+    """The call returns the kept alignments in their anchors' order, as the CPU twin keeps them, even
+    where a stripe's stop for a round numbered them otherwise (gapped._in_anchor_order)."""
+    rng = np.random.default_rng(3)
+    n = 9
+    K = np.zeros((n, 6), np.int64)
+    K[:, :5] = rng.integers(0, 1000, (n, 5))
+    K[:, 5] = rng.permutation(40)[:n]
+    sizes = rng.integers(0, 6, n)
+    op_off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    ops = rng.integers(0, 4, op_off[-1] + 7).astype(np.uint8)     # (spare room past the last column)
+    k2, off2, ops2 = gpu_gapped._in_anchor_order(K, op_off, ops)
+    order = np.argsort(K[:, 5])
+    assert np.array_equal(k2, K[order]) and np.all(np.diff(k2[:, 5]) > 0)
+    for new, old in enumerate(order):
+        assert np.array_equal(ops2[off2[new]:off2[new + 1]], ops[op_off[old]:op_off[old + 1]])
+    assert off2[-1] == op_off[-1] == len(ops2)
+    # already in order: the same arrays back (copies)
+    k3, off3, ops3 = gpu_gapped._in_anchor_order(k2, off2, ops2)
+    assert np.array_equal(k3, k2) and np.array_equal(off3, off2) and np.array_equal(ops3, ops2)
+    empty = gpu_gapped._in_anchor_order(K[:0], op_off[:1], ops)
+    assert len(empty[0]) == 0 and len(empty[2]) == 0

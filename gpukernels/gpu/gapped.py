@@ -251,8 +251,13 @@ def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 
 
 @njit(cache=True, nogil=True)
-def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True):
+def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True,
+          anchor=-1):
     """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
+
+    ``K[k]`` holds the alignment's target and query bounds and score, and
+    where ``anchor`` is given, the anchor it came from in ``K[k, 5]``
+    (:func:`_in_anchor_order`).
 
     ``runs[r]`` = target start, query start, length, index of its first
     column in the path (``cpu/gapped.runs_of``). The runs and the walls
@@ -267,6 +272,8 @@ def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, run
     K[nk, 2] = s_q0
     K[nk, 3] = q1
     K[nk, 4] = score
+    if anchor >= 0:
+        K[nk, 5] = anchor
     nops = path.shape[0]
     ops_all = grow(ops_all, op_off[nk] + nops)
     move_items(ops_all, op_off[nk], path, 0, nops)
@@ -1137,7 +1144,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if score < gappedthresh:
             continue
         ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
-                                    ops_all, run_off, runs, head, ents, walls)
+                                    ops_all, run_off, runs, head, ents, walls, True, a)
         host[H_KEEP] += cycles() - c3
     return end, ops_all, runs, ents, tb, tb_off, tb_lo
 
@@ -1339,7 +1346,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     mem = int(getattr(runner, "mem", mem))
     compile_traceback()     # (rarely taken, so not compiled in the middle of a pair)
     # host state: kept alignments (see _keep), walls, per-anchor results
-    K = np.zeros((max(n, 1), 5), dtype=np.int64)
+    K = np.zeros((max(n, 1), 6), dtype=np.int64)
     op_off = np.zeros(n + 2, dtype=np.int64)
     run_off = np.zeros(n + 2, dtype=np.int64)
     ops_all = np.empty(1 << 16, dtype=np.uint8)
@@ -1850,8 +1857,28 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["trace"] = np.array(trace, dtype=np.float64).reshape(-1, 7)
     stats.update(striped.stats, stripe_escapes=0)
     _LAST.stats = stats
-    return (K[:nk, 0].copy(), K[:nk, 1].copy(), K[:nk, 2].copy(), K[:nk, 3].copy(), K[:nk, 4].copy(),
-            op_off[:nk + 1].copy(), ops_all[:op_off[nk]].copy(), anchor_cells)
+    K, op_off, ops_all = _in_anchor_order(K[:nk], op_off[:nk + 1], ops_all)
+    return K[:, 0].copy(), K[:, 1].copy(), K[:, 2].copy(), K[:, 3].copy(), K[:, 4].copy(), op_off, ops_all, anchor_cells
+
+
+def _in_anchor_order(K, op_off, ops_all):
+    """The kept alignments ``K`` (anchor in column 5), their column offsets and columns, in their anchors' order.
+
+    The sequential rule keeps them in that order, as the CPU twin returns
+    them. The stripes number them so too, but for a pass that a stripe
+    stopped for a GPU round: the other stripes' alignments of anchors past
+    the stop join the shared arrays before those of the stopped stripe's
+    anchors between the stop and the pass's end, which come after the round
+    (:mod:`gpukernels.gpu.stripes`). Returns copies.
+    """
+    order = np.argsort(K[:, 5], kind="stable")
+    if np.all(order == np.arange(len(order))):
+        return K.copy(), op_off.copy(), ops_all[:op_off[-1]].copy()
+    sizes = np.diff(op_off)[order]
+    new_off = np.zeros_like(op_off)
+    np.cumsum(sizes, out=new_off[1:])
+    ops = np.concatenate([ops_all[op_off[k]:op_off[k + 1]] for k in order]) if len(order) else ops_all[:0].copy()
+    return K[order], new_off, ops
 
 
 def last_stats():

@@ -38,7 +38,9 @@ anchors decided meanwhile past the stop lie in other stripes' rows).
 After each pass the stripes' alignments join the shared arrays in the
 order of their anchors (their walls are in place already), so the kept
 alignments are numbered as the sequential rule numbers them, but for
-alignments of different stripes kept on either side of a stop.
+alignments of different stripes kept on either side of a stop; the call
+returns them in their anchors' order (``gapped._in_anchor_order``), as the
+CPU twin does.
 """
 
 from __future__ import annotations
@@ -192,12 +194,11 @@ def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, run
 @njit(cache=True, nogil=True)
 def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t, t, q, t_lo, t_hi, matrix, gap_open,
                 gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells, work,
-                tb, tb_off, tb_lo, round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents,
-                lanchor):
+                tb, tb_off, tb_lo, round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents):
     """The sequential rule over one stripe's anchors ``mine`` (:func:`gapped._walk`'s steps).
 
-    Kept alignments go to the stripe's own arrays (``lk`` ...; ``lanchor``:
-    the anchor of each), their walls to the shared walls, in rows
+    Kept alignments go to the stripe's own arrays (``lk`` ..., with the
+    anchor of each in ``lk[:, 5]``), their walls to the shared walls, in rows
     ``[row_lo, row_hi)``. Returns the index in ``mine`` where the stripe
     stopped (``len(mine)`` when done), whether it stopped because an
     anchor's reach left its rows, and the grown arrays.
@@ -241,9 +242,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         path, s_t0, s_q0, score = cg.join_sides(lpath, rpath, aq, at, li, lj, lsc, rsc, gap_open)
         if score < gappedthresh:
             continue
-        lanchor[lcnt[0]] = a
         lops, lruns, lents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, lk, lcnt, lop_off, lops,
-                                   lrun_off, lruns, lhead, lents, walls)
+                                   lrun_off, lruns, lhead, lents, walls, True, a)
         host[H_KEEP] += cycles() - c3
     return mine.shape[0], False, lops, lruns, lents, tb, tb_off, tb_lo
 
@@ -259,7 +259,7 @@ def merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs, hea
     for x in perm:
         path = kops[koff[x]:koff[x + 1]]
         ops_all, runs, ents = _keep(path, kk[x, 0], kk[x, 2], kk[x, 1], kk[x, 3], kk[x, 4], K, cnt, op_off, ops_all,
-                                    run_off, runs, head, ents, walls, False)
+                                    run_off, runs, head, ents, walls, False, kk[x, 5])
     return ops_all, runs, ents
 
 
@@ -367,9 +367,9 @@ class StripedWalk:
             if not len(mine):
                 continue
             m = len(mine)
-            local = (np.zeros((m, 5), np.int64), np.zeros(2, np.int64), np.zeros(m + 2, np.int64),
+            local = (np.zeros((m, 6), np.int64), np.zeros(2, np.int64), np.zeros(m + 2, np.int64),
                      np.empty(1 << 12, np.uint8), np.zeros(m + 2, np.int64), np.empty((256, 4), np.int64),
-                     np.full(self.nheads, -1, np.int64), np.empty((256, 2), np.int64), np.empty(m, np.int64))
+                     np.full(self.nheads, -1, np.int64), np.empty((256, 2), np.int64))
             own_host = np.zeros_like(host)
             w, b_tb, b_off, b_lo = self._buffers(s)
             own_held = held[:-1] + (own_host,)
@@ -393,7 +393,7 @@ class StripedWalk:
                 stop = min(stop, int(mine[x]))
             nk = int(local[1][0])
             if nk:
-                parts.append((local[0][:nk], local[2][:nk + 1], lops, local[8][:nk]))
+                parts.append((local[0][:nk], local[2][:nk + 1], lops))
             self.stats["stripe_anchors"] += x
         self.stats["stripe_passes"] += 1
         self.stats["stripe_cycles_max"] += busiest
@@ -403,7 +403,7 @@ class StripedWalk:
             koff = np.zeros(len(kk) + 1, np.int64)
             np.cumsum(sizes, out=koff[1:])
             kops = np.concatenate([p[2][:p[1][-1]] for p in parts])
-            perm = np.argsort(np.concatenate([p[3] for p in parts]), kind="mergesort")
+            perm = np.argsort(kk[:, 5], kind="mergesort")
             grown = merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls)
             for i, v in zip(_GROWN, grown):      # ops_all, runs, ents
                 rest[i] = v
