@@ -116,11 +116,11 @@ FIRST_WAVE = 512
 #: anti-diagonal whatever its width; the host's DP costs the same per cell)
 ROUND_CELLS = 1 << 17
 #: the same for a dirty side whose rows at its stale best the host holds, counting its cells up to that
-#: best (where the host's redo stops): the host's redo runs inside a stripe, beside the other stripes,
-#: where a round stops them all, so it pays only for the biggest sides. 2^20 took S. aureus JKD6008 x
-#: N315 to 6.12 s a pair from 7.47 s with none sent (2^19: 6.34 s, 2^21: 6.81 s), E. coli 0.507 s
-#: against 0.510 s (2^19: 0.519 s; H200, 2 rounds alternated, fortieth session)
-STOP_ROUND_CELLS = 1 << 20
+#: best (where the host's redo stops; a round stops there too). Off by default: 2^20 took S. aureus
+#: JKD6008 x N315 to 5.83-6.12 s a pair from 6.72-7.47 s, where clusters of close alignments hold
+#: many such sides, but E. coli to 0.504 s from 0.434 s (H200, 4 rounds alternated, fortieth
+#: session), whose such sides come one at a time: a round stops every stripe, the host's redo one
+STOP_ROUND_CELLS = 1 << 62
 ROUND_WIDTH = 128
 #: the sides of a long batch share the relay's memory as their chunks ask for it (runner.RelayShare),
 #: rather than an even split
@@ -1877,8 +1877,9 @@ def _in_anchor_order(K, op_off, ops_all):
     sizes = np.diff(op_off)[order]
     new_off = np.zeros_like(op_off)
     np.cumsum(sizes, out=new_off[1:])
-    ops = np.concatenate([ops_all[op_off[k]:op_off[k + 1]] for k in order]) if len(order) else ops_all[:0].copy()
-    return K[order], new_off, ops
+    # each column's place in ops_all: its alignment's old start, plus its offset in the new order's run
+    at = np.repeat(op_off[:-1][order] - new_off[:-1], sizes) + np.arange(new_off[-1])
+    return K[order], new_off, ops_all[at]
 
 
 def last_stats():
