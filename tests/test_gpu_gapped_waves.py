@@ -174,21 +174,23 @@ def test_rounds_traced_in_one_launch_equal_cpu(tandem, room, monkeypatch):
         assert stats["traced"] < stats["round_anchors"]    # the others went to the executor
 
 
-def _emulated(args, slots=None, wave=64, stop_round_cells=None):
+def _emulated(args, slots=None, wave=64, stop_round_cells=None, stop_round_min=None):
     """The GPU twin on the emulator with ``slots`` slots of rows at the best (None: the budget's),
     every dirty side without rows on the host in GPU rounds (``round_cells`` 0), and those with rows
-    in rounds from ``stop_round_cells`` cells (None: the default, on the host)."""
+    in rounds from ``stop_round_cells`` cells where ``stop_round_min`` anchors ahead have one (None:
+    the defaults)."""
     runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
     if slots is not None:
         runner.keep_slots = slots
         runner.arena = runner.arena[:slots]
     return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=wave, runner=runner, round_cells=0,
-                                     stop_round_cells=stop_round_cells)
+                                     stop_round_cells=stop_round_cells, stop_round_min=stop_round_min)
 
 
-def _checked(args, slots=None, wave=64, stop_round_cells=None):
+def _checked(args, slots=None, wave=64, stop_round_cells=1 << 62, stop_round_min=None):
     """:func:`_emulated`, checked against the CPU twin; returns the GPU twin's stats."""
-    assert_same_extension(_emulated(args, slots, wave, stop_round_cells), cpu_gapped.extend_anchors(*args))
+    assert_same_extension(_emulated(args, slots, wave, stop_round_cells, stop_round_min),
+                          cpu_gapped.extend_anchors(*args))
     return gpu_gapped.last_stats()
 
 
@@ -228,10 +230,15 @@ def test_big_dirty_sides_with_rows_go_to_rounds(tandem):
     """A dirty side whose rows at the stale best the host holds still goes to a GPU round where its
     redo up to that best would be big (_big_side counts its cells up to the best): with
     stop_round_cells 0 no side stops on the host, the rounds stop them at the stale best instead,
-    and the result is the CPU's."""
-    stats = _checked(tandem, None, stop_round_cells=0)
+    and the result is the CPU's. Where they must come STOP_ROUND_MIN at a time, fewer go (none
+    where no walk holds that many), and the result is the CPU's still."""
+    stats = _checked(tandem, None, stop_round_cells=0, stop_round_min=1)
     print({k: stats[k] for k in ("rounds", "host_stopped", "stopped")})
     assert stats["host_stopped"] == 0 and stats["rounds"] > 5 and stats["stopped"] > 0
+    alone = _checked(tandem, None, stop_round_cells=0, stop_round_min=1 << 20)
+    assert alone["host_stopped"] > 0 and alone["rounds"] < stats["rounds"]
+    some = _checked(tandem, None, stop_round_cells=0, stop_round_min=4)
+    print({k: some[k] for k in ("rounds", "host_stopped", "stopped")})
 
 
 def test_run_in_region_is_the_points_one_by_one():

@@ -22,10 +22,10 @@ def pylori_plus():
     return strand_inputs(t, q, False)
 
 
-def _extend(args, wave, round_cells=gpu_gapped.ROUND_CELLS):
+def _extend(args, wave, round_cells=gpu_gapped.ROUND_CELLS, **kw):
     runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30)
     return gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=wave, runner=runner, round_cells=round_cells,
-                                     stripes=4)
+                                     stripes=4, **kw)
 
 
 @pytest.mark.parametrize("margin, wave, escapes", [
@@ -78,6 +78,20 @@ def test_stripes_stop_for_rounds(monkeypatch):
     assert_same_extension(got, ref)
     stats = gpu_gapped.last_stats()
     assert stats["stripe_passes"] > 0 and stats["stripe_escapes"] == 0
+
+
+@pytest.mark.parametrize("least", [1, 3])
+def test_stripes_stop_for_rounds_of_sides_with_host_rows(least, monkeypatch):
+    """Dirty sides whose rows the host holds sent to rounds as well (all of them, or where 3 of a
+    stripe's next anchors have one, _stripe_cluster_ahead): the sequential rule's result, in its order."""
+    monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
+    args = tandem_inputs()
+    ref = cpu_gapped.extend_anchors(*args)
+    got = _extend(args, 7, round_cells=0, stop_round_cells=0, stop_round_min=least)
+    assert_same_extension(got, ref)
+    stats = gpu_gapped.last_stats()
+    print(least, {k: stats[k] for k in ("rounds", "host_stopped", "stripe_passes")})
+    assert stats["stripe_passes"] > 0 and stats["stripe_escapes"] == 0 and stats["rounds"] > 0
 
 
 @pytest.mark.parametrize("host_threads, stripes_given, passes", [(2, None, False), (16, None, True), (16, 1, False)])

@@ -116,11 +116,15 @@ FIRST_WAVE = 512
 #: anti-diagonal whatever its width; the host's DP costs the same per cell)
 ROUND_CELLS = 1 << 17
 #: the same for a dirty side whose rows at its stale best the host holds, counting its cells up to that
-#: best (where the host's redo stops; a round stops there too). Off by default: 2^20 took S. aureus
-#: JKD6008 x N315 to 5.83-6.12 s a pair from 6.72-7.47 s, where clusters of close alignments hold
-#: many such sides, but E. coli to 0.504 s from 0.434 s (H200, 4 rounds alternated, fortieth
-#: session), whose such sides come one at a time: a round stops every stripe, the host's redo one
+#: best (where the host's redo stops; a round stops there too), where at least STOP_ROUND_MIN anchors of
+#: the walk's next ROUND_LOOK (this one included) have such a side (_cluster_ahead; in a stripe, of its
+#: own next anchors). Without that count, 2^20 took S. aureus JKD6008 x N315 to 5.83-6.12 s a pair from
+#: 6.72-7.47 s, where clusters of close alignments hold many such sides, but E. coli to 0.504 s from
+#: 0.434 s (H200, 4 rounds alternated, fortieth session), whose such sides come one at a time: a round
+#: stops every stripe, the host's redo one. Off (1 << 62) until the count is measured on the device
+#: (``bench/ab_settings.py ... "" gapped.STOP_ROUND_CELLS=1048576``)
 STOP_ROUND_CELLS = 1 << 62
+STOP_ROUND_MIN = 4
 ROUND_WIDTH = 128
 #: the sides of a long batch share the relay's memory as their chunks ask for it (runner.RelayShare),
 #: rather than an even split
@@ -726,7 +730,13 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
 
 @njit(cache=True, nogil=True)
 def _big_side(a, redo, round_cells, res_all, rows_at):
-    """Is one of anchor ``a``'s dirty sides ``redo`` worth a GPU round (:func:`_big_dirty`)?"""
+    """Is one of anchor ``a``'s dirty sides ``redo`` worth a GPU round (:func:`_big_dirty`)?
+
+    0: no; 1: a side without rows on the host is; 2: only sides with rows
+    on the host are, worth a round where others come with them
+    (:func:`_cluster_ahead`).
+    """
+    out = 0
     for side in range(2):
         r = res_all[2 * a + side]
         if not redo & (1 << side):
@@ -736,8 +746,38 @@ def _big_side(a, redo, round_cells, res_all, rows_at):
         else:
             cells, diags, least = r[R_FULL_CELLS], r[R_FULL_DIAGS], round_cells[0]
         if cells >= least and cells >= ROUND_WIDTH * diags:
-            return True
-    return False
+            if rows_at[2 * a + side] < 0:
+                return 1
+            out = 2
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _cluster_ahead(a, end, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                   run_off, runs, head, ents, held):
+    """Do at least ``round_cells[2]`` anchors of ``[a, a + ROUND_LOOK)`` have a big dirty side (a's included)?
+
+    Where the only big dirty sides of anchor ``a`` are ones whose rows the
+    host holds (:func:`_big_side` 2), a round pays only with others: the
+    host redoes such a side inside its stripe, beside the other stripes,
+    where a round stops them all. Reads the undecided anchors ahead as
+    :func:`_gather` would take them (the dirty checks remember their
+    answers, as there).
+    """
+    need = round_cells[2] - 1
+    rows_at = held[5]
+    for b in range(a + 1, min(end, a + ROUND_LOOK)):
+        if need <= 0:
+            break
+        if status[b] != 2 or stamp[b] >= cnt[0] or not _big_side(b, 3, round_cells, res_all, rows_at):
+            continue
+        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+            continue
+        redo = _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
+                            ents, held)
+        if _big_side(b, redo, round_cells, res_all, rows_at):
+            need -= 1
+    return need <= 0
 
 
 @njit(cache=True, nogil=True)
@@ -1125,6 +1165,9 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
                                    run_off, runs, head, ents, held)
+            if big == 2 and not _cluster_ahead(a, end, round_cells, status, stamp, res_all, anchor_q, anchor_t, K,
+                                               cnt, op_off, ops_all, run_off, runs, head, ents, held):
+                big = 0
             if big:
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo
             host[2] += (redo & 1) + (redo >> 1)
@@ -1285,7 +1328,8 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                    gappedthresh, self_barrier, wall_slots, gpu_mem=None, wave=None, runner=None,
-                   round_cells=None, host_threads=2, label="", stripes=None, stop_round_cells=None):
+                   round_cells=None, host_threads=2, label="", stripes=None, stop_round_cells=None,
+                   stop_round_min=None):
     """Gapped extension of anchors in the given order: the CPU twin's result, GPU-accelerated.
 
     Parameters are those of :func:`gpukernels.cpu.gapped.extend_anchors`, plus:
@@ -1300,9 +1344,11 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         A dirty side is redone in a GPU round rather than on the host when its
         redo there would compute at least this many cells (:func:`_big_dirty`;
         default :data:`ROUND_CELLS`; only the speed depends on it).
-    stop_round_cells : int, optional
+    stop_round_cells, stop_round_min : int, optional
         The same for a dirty side whose redo stops at its stale best, counting
-        its cells up to there (default :data:`STOP_ROUND_CELLS`).
+        its cells up to there, where at least ``stop_round_min`` of the walk's
+        next anchors have a big dirty side (defaults :data:`STOP_ROUND_CELLS`,
+        :data:`STOP_ROUND_MIN`).
     host_threads : int, optional
         Host threads for the extensions too long for the GPU (default 2:
         both sides of one anchor at once; more also extend the next such
@@ -1338,7 +1384,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     width = int(wave or WAVE)
     round_cells = ROUND_CELLS if round_cells is None else int(round_cells)
     stop_round_cells = STOP_ROUND_CELLS if stop_round_cells is None else int(stop_round_cells)
-    round_at = np.array([round_cells, stop_round_cells], dtype=np.int64)       # (_big_side)
+    stop_round_min = STOP_ROUND_MIN if stop_round_min is None else int(stop_round_min)
+    round_at = np.array([round_cells, stop_round_cells, stop_round_min], dtype=np.int64)   # (_big_side)
     mem = budget(gpu_mem)
     given_runner = runner is not None
     if runner is None:
@@ -1841,7 +1888,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             runner.walls[...] = 0
         out = extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap_open, gap_ext, ydrop,
                              gappedthresh, self_barrier, wall_slots, gpu_mem, wave, runner if given_runner else None,
-                             round_cells, host_threads, label, stripes=1, stop_round_cells=stop_round_cells)
+                             round_cells, host_threads, label, stripes=1, stop_round_cells=stop_round_cells,
+                             stop_round_min=stop_round_min)
         _LAST.stats["stripe_escapes"] = 1
         return out
     if hasattr(runner, "give_walls"):

@@ -53,8 +53,8 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
-from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, _big_side, _both_sides,
-                     _checked_from, _fails_path_check, _keep, _on_kept, _side_dirty, _walk)
+from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, ROUND_LOOK, _big_dirty,
+                     _big_side, _both_sides, _checked_from, _fails_path_check, _keep, _on_kept, _side_dirty, _walk)
 from .runner import R_DIAGS
 
 #: threads walking a strand's anchors at once at most (``extend_anchors`` takes half its host threads)
@@ -192,6 +192,29 @@ def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, run
 
 
 @njit(cache=True, nogil=True)
+def _stripe_cluster_ahead(x, mine, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
+                          run_off, runs, head, ents, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents, held):
+    """:func:`gapped._cluster_ahead` of a stripe: over its own next anchors ``mine[x:x + ROUND_LOOK]``, with
+    :func:`_dirty_here`'s checks (which write nothing: the other stripes read the shared answers)."""
+    need = round_cells[2] - 1
+    rows_at = held[5]
+    for y in range(x + 1, min(mine.shape[0], x + ROUND_LOOK)):
+        if need <= 0:
+            break
+        b = mine[y]
+        if status[b] != 2 or not _big_side(b, 3, round_cells, res_all, rows_at):
+            continue
+        aq, at = anchor_q[b], anchor_t[b]
+        if _on_kept(aq, at, 0, K, run_off, runs, head, ents) or _on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents):
+            continue
+        redo = _dirty_here(b, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt,
+                           lop_off, lops, lrun_off, lruns, lhead, lents, held)
+        if _big_side(b, redo, round_cells, res_all, rows_at):
+            need -= 1
+    return need <= 0
+
+
+@njit(cache=True, nogil=True)
 def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t, t, q, t_lo, t_hi, matrix, gap_open,
                 gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells, work,
                 tb, tb_off, tb_lo, round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents):
@@ -221,7 +244,12 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
             continue
         redo = _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt,
                            lop_off, lops, lrun_off, lruns, lhead, lents, held)
-        if _big_side(a, redo, round_cells, res_all, rows_at):
+        big = _big_side(a, redo, round_cells, res_all, rows_at)
+        if big == 2 and not _stripe_cluster_ahead(x, mine, round_cells, status, stamp, res_all, anchor_q, anchor_t, K,
+                                                  cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt, lop_off,
+                                                  lops, lrun_off, lruns, lhead, lents, held):
+            big = 0
+        if big:
             return x, False, lops, lruns, lents, tb, tb_off, tb_lo
         c2 = cycles()
         host[H_CHECK] += c2 - c1
@@ -326,11 +354,13 @@ class StripedWalk:
             self.stats["stripe_s"] += time.perf_counter() - c0
             if stop < c:
                 # a stripe stopped for a round: so does the walk, deciding nothing (the round's anchors
-                # are walked in the same stripes after it)
-                out = self._serial(stop, stop + 1, rest)
-                if out[0] != stop:
-                    raise StripeEscape(f"anchor {stop}: the walk did not stop where its stripe did")
-                return out
+                # are walked in the same stripes after it). The stripe's alignments have joined the
+                # shared ones, so the anchor's big dirty side shows there too (whether a side with rows
+                # on the host goes to a round depends on the stripe's next anchors, which the sequential
+                # walk does not see: it is not asked again)
+                if not self._stops(stop, rest):
+                    raise StripeEscape(f"anchor {stop}: the walk would not stop where its stripe did")
+                return (stop,) + self._grown(rest)
             if c >= end:
                 break
             out = self._serial(c, c + 1, rest)
@@ -343,6 +373,18 @@ class StripedWalk:
     def _grown(rest):
         """The arrays :func:`gapped._walk` returns grown, from ``rest`` (its arguments past ``pos, end``)."""
         return tuple(rest[i] for i in _GROWN)
+
+    @staticmethod
+    def _stops(a, rest):
+        """Would the sequential walk stop at anchor ``a`` for a round (:func:`gapped._big_dirty`), but for
+        :func:`gapped._cluster_ahead`?"""
+        (status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi,
+         matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all, run_off, runs,
+         head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held) = rest
+        if status[a] != 2 or _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
+            return False
+        return _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
+                          head, ents, held)[1] != 0
 
     def _serial(self, pos, end, rest):
         """:func:`gapped._walk` over [pos, end); its grown arrays replace those of ``rest``."""
