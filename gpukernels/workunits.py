@@ -44,6 +44,39 @@ DEFAULT_UNIT_SIZE = 10_000_000
 GPU_UNITS_PER_JOB = 8
 
 
+#: CPU threads of a GPU alignment job where neither the config nor Snakemake's ``--cores`` says
+#: (a cluster executor): the walk's stripes take half of them per strand
+GPU_JOB_THREADS = 8
+
+
+def gpu_job_threads(cores, gpu_slots):
+    """CPU threads of one GPU alignment job where the config leaves ``threads`` null.
+
+    The cores Snakemake was given (``--cores``) are shared among the jobs
+    that hold a GPU at once (``--resources gpu=``: GPUs times
+    ``jobs_per_gpu``). The GPU engine spends them on the host's part of the
+    gapped stage: half of them per strand walk the anchors in target
+    stripes, and the relay's long extensions take the others, so one
+    thread a job (the old default) walked every anchor in turn. Threads
+    never change the output.
+
+    Parameters
+    ----------
+    cores : int or None
+        ``--cores``; None where not given (:data:`GPU_JOB_THREADS` then).
+    gpu_slots : int or None
+        The ``gpu`` resource; None where not given (one slot).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if not cores:
+        return GPU_JOB_THREADS
+    return max(1, int(cores) // max(1, int(gpu_slots or 1)))
+
+
 def default_units_per_job(n_units, backend, jobs_per_gpu=1):
     """Work units per alignment job where the config leaves ``units_per_job`` null.
 

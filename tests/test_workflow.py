@@ -123,6 +123,27 @@ def test_dag_counts_units_per_job(tmp_path, tiny_genomes):
     assert counts["align"] == 3
 
 
+def _align_threads(workdir, *args):
+    """The threads of each alignment job in a dry run (Snakemake prints none for one thread)."""
+    res = _snakemake(workdir, "-n", "--forceall", *args)
+    assert res.returncode == 0, res.stdout + res.stderr
+    blocks = re.findall(r"^rule align:\n((?:    .*\n)+)", res.stdout + res.stderr, re.M)
+    assert blocks
+    return [int(m.group(1)) if (m := re.search(r"threads: (\d+)", b)) else 1 for b in blocks]
+
+
+def test_align_threads(tmp_path, tiny_genomes):
+    # threads null: on the GPU backend the cores over the GPU slots, so the engine's walk gets its
+    # stripes; 1 a job on the CPU's; a number given is taken as it is (within --cores)
+    gpu = _workdir(tmp_path / "g", tiny_genomes, backend="gpu", threads=None)
+    assert set(_align_threads(gpu, "-c", "12", "--resources", "gpu=3")) == {4}
+    assert set(_align_threads(gpu, "-c", "6")) == {6}
+    cpu = _workdir(tmp_path / "c", tiny_genomes, threads=None)
+    assert set(_align_threads(cpu, "-c", "12")) == {1}
+    given = _workdir(tmp_path / "t", tiny_genomes, backend="gpu", threads=2)
+    assert set(_align_threads(given, "-c", "12", "--resources", "gpu=1")) == {2}
+
+
 @pytest.mark.parametrize("overrides, message", [
     ({"pairs": "all"}, "pairs"),
     ({"backend": "tpu"}, "backend"),

@@ -97,3 +97,11 @@ def test_default_units_per_job():
     assert wu.default_units_per_job(10, "gpu", 4) == 3
     assert wu.default_units_per_job(1, "gpu", 4) == 1
     assert wu.default_units_per_job(0, "gpu", 4) == 1
+
+
+def test_gpu_job_threads():
+    # the cores over the GPU slots, at least 1; a fixed count where Snakemake has no --cores
+    assert wu.gpu_job_threads(16, 4) == 4
+    assert wu.gpu_job_threads(16, None) == 16
+    assert wu.gpu_job_threads(2, 8) == 1
+    assert wu.gpu_job_threads(None, 2) == wu.GPU_JOB_THREADS

@@ -15,7 +15,7 @@ rule align:
         gpu_mem=config["gpu_mem"],
         lock_dir=config["gpu_lock_dir"],
         jobs_per_gpu=config["jobs_per_gpu"],
-    threads: config["threads"]
+    threads: align_threads()
     resources:
         gpu=gpu_per_job(),
     log:

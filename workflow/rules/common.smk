@@ -157,6 +157,30 @@ def pair_paths(pattern):
     return [pattern.format(target=t, query=q) for t, q in PAIRS]
 
 
+def _global_resource(name):
+    """The value of a resource given to Snakemake (``--cores``: ``_cores``; ``--resources``), or None."""
+    try:
+        value = workflow.global_resources.get(name)
+    except (AttributeError, KeyError, TypeError):
+        return None
+    value = getattr(value, "value", value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def align_threads():
+    """CPU threads of an alignment job: ``threads``, or where it is null, on the GPU backend the
+    cores Snakemake was given shared among the jobs that hold a GPU at once
+    (:func:`gpukernels.workunits.gpu_job_threads`), and 1 on the others (CPU jobs run side by side).
+    Threads never change the output (so they may depend on the host), and Snakemake caps them at
+    ``--cores``."""
+    threads = config.get("threads")
+    if threads is not None:
+        return int(threads)
+    if config["backend"] != "gpu":
+        return 1
+    return workunits.gpu_job_threads(_global_resource("_cores"), _global_resource("gpu"))
+
+
 def gpu_per_job():
     """The ``gpu`` resource of an alignment job: none on the CPU backend."""
     return 0 if config["backend"] == "cpu" else 1
