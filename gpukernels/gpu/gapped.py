@@ -741,12 +741,13 @@ def _big_side(a, redo, round_cells, res_all, rows_at):
         r = res_all[2 * a + side]
         if not redo & (1 << side):
             continue
-        if rows_at[2 * a + side] >= 0:
+        on_host = rows_at[2 * a + side] >= 0
+        if on_host:
             cells, diags, least = r[R_CAB], r[R_BI] + r[R_BJ] + 1, round_cells[1]
         else:
             cells, diags, least = r[R_FULL_CELLS], r[R_FULL_DIAGS], round_cells[0]
         if cells >= least and cells >= ROUND_WIDTH * diags:
-            if rows_at[2 * a + side] < 0:
+            if not on_host:
                 return 1
             out = 2
     return out
@@ -1917,11 +1918,12 @@ def _in_anchor_order(K, op_off, ops_all):
     stopped for a GPU round: the other stripes' alignments of anchors past
     the stop join the shared arrays before those of the stopped stripe's
     anchors between the stop and the pass's end, which come after the round
-    (:mod:`gpukernels.gpu.stripes`). Returns copies.
+    (:mod:`gpukernels.gpu.stripes`). The offsets and columns come back as
+    copies, ``K`` as it is where it is in order already.
     """
     order = np.argsort(K[:, 5], kind="stable")
     if np.all(order == np.arange(len(order))):
-        return K.copy(), op_off.copy(), ops_all[:op_off[-1]].copy()
+        return K, op_off.copy(), ops_all[:op_off[-1]].copy()
     sizes = np.diff(op_off)[order]
     new_off = np.zeros_like(op_off)
     np.cumsum(sizes, out=new_off[1:])
