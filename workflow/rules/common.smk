@@ -76,9 +76,9 @@ def units_per_job(n_units):
     """Work units per alignment job: ``units_per_job``, or where it is null the default of
     :func:`gpukernels.workunits.default_units_per_job` for ``n_units`` units (up to 8 on the GPU
     backend, fewer where the GPU's ``jobs_per_gpu`` slots would otherwise go without a batch; 1 on
-    the others). It depends on the config alone, not on the host: a DAG built where no GPU is
-    visible must cut the same batches, or Snakemake would see the merges' inputs changed and align
-    everything again."""
+    the others). It depends on the config and the units alone, not on the host: a DAG built where
+    no GPU is visible must cut the same batches, or Snakemake would see the merges' inputs changed
+    and align everything again."""
     per_job = config.get("units_per_job")
     if per_job is None:
         per_job = workunits.default_units_per_job(n_units, config["backend"], config["jobs_per_gpu"])
