@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,6 +42,26 @@ YIELD_BELOW = 1 << 14
 SWITCH_S = 1e-4
 #: the largest score the stages' 32-bit cells hold (both backends keep their DP rows in int32)
 SCORE_ROOF = (1 << 31) - 1
+#: host threads of the GPU backend where none are given: its walk takes half of them per strand in target
+#: stripes, up to 8 a strand (``gpu/stripes.STRIPES``), and its long extensions the rest; every
+#: benchmark ran it with 16 (bench/RESULTS.md)
+GPU_HOST_THREADS = 16
+
+
+def default_threads(backend, threads=None):
+    """The threads an alignment runs with: ``threads`` where given, else 1 on the CPU backend (2 or more
+    align the strands at once there) and on the GPU backend the CPUs this process may use, at most
+    :data:`GPU_HOST_THREADS` (with 1, the default before, its walk took every anchor in turn). The
+    output never depends on them."""
+    if threads is not None:
+        return max(1, int(threads))
+    if backend != "gpu":
+        return 1
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:      # (not on every platform)
+        available = os.cpu_count() or 1
+    return max(1, min(GPU_HOST_THREADS, available))
 
 
 @dataclass
@@ -312,7 +333,7 @@ def warn_score_roof(target: Genome, query: Genome, scoring: Scoring):
 
 
 def align(target: Genome, query: Genome, options: AlignOptions | None = None, backend="auto",
-          device=None, gpu_mem=None, stats: StageStats | None = None, threads=1):
+          device=None, gpu_mem=None, stats: StageStats | None = None, threads=None):
     """Align ``query`` against ``target`` on both strands (or one).
 
     Parameters
@@ -326,11 +347,12 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         GPU memory budget in bytes (GPU backend); output does not depend on it.
     stats : StageStats, optional
         Filled with per-stage counts and times.
-    threads : int
+    threads : int, optional
         CPU backend: with 2 or more, the two strands are aligned at once.
         GPU backend: host threads for the extensions too long for the GPU
-        (at least 2); the two strands are always aligned at once, each on a
-        stream of its own with half the memory budget.
+        (at least 2) and the walk's stripes; the two strands are always
+        aligned at once, each on a stream of its own with half the memory
+        budget. Default: :func:`default_threads`.
 
     Returns
     -------
@@ -342,6 +364,9 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         raise InputError(f"unknown strand {options.strand!r}; choose both, plus or minus")
     stats = stats if stats is not None else StageStats()
     chosen = resolve_backend(backend, device)
+    if threads is None:
+        threads = default_threads(chosen)
+        log.info("threads: %d (the default on the %s backend)", threads, chosen)
     if chosen == "gpu":
         from . import gpu
         gpu.set_budget(gpu_mem)

@@ -132,3 +132,13 @@ def test_records_past_the_score_roof_are_warned(pair, caplog):
         assert warn_score_roof(t, q, big) == 2146
     assert "hpylori_g27_40k" in caplog.text and "2,146 columns" in caplog.text
     assert longest_safe_alignment(lastz_scoring(matrix=uniform_matrix(-1, 5), xdrop=0)) is None
+
+
+def test_default_threads():
+    """Threads where none are given: 1 on the CPU backend, the CPUs this process may use (at most
+    GPU_HOST_THREADS) on the GPU backend, whose walk runs in stripes on them; a count given is kept."""
+    import os
+    from gpukernels.engine import GPU_HOST_THREADS, default_threads
+    assert default_threads("cpu") == 1
+    assert default_threads("cpu", 4) == 4 and default_threads("gpu", 3) == 3
+    assert default_threads("gpu") == min(GPU_HOST_THREADS, len(os.sched_getaffinity(0)))

@@ -49,11 +49,12 @@ def add_parser(sub):
     p.add_argument("--seed", default=DEFAULT_SEED, metavar="PATTERN",
                    help=f"spaced seed of 1 (care) and 0 (default {DEFAULT_SEED})")
     p.add_argument("--notransition", action="store_true", help="seeds must match exactly")
-    p.add_argument("--threads", type=_positive_int, default=1,
+    p.add_argument("--threads", type=_positive_int, default=None,
                    help="CPU threads: on the CPU backend 2 or more align the two strands at once; on the GPU "
                         "backend, host threads for extensions too long for the GPU (at least 2; from 4, each "
                         "is split over them) and, half of them per strand, for the walk of the anchors in "
-                        "target stripes (default 1)")
+                        "target stripes (default: 1 on the CPU backend; on the GPU backend the CPUs this "
+                        "process may use, at most 16)")
     f = p.add_argument_group("seeding and filters (docs/seeding.md)")
     f.add_argument("--preset", choices=("lastz", "gecko", "uniform"), default="lastz",
                    help="gecko: exact k-mers, +1/-1 ungapped fragments, no gapped stage; uniform: LASTZ's "
@@ -126,7 +127,7 @@ def run(args):
         raise InputError("a QUERY is required unless --self is given")
     try:
         import numba
-        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(args.threads or 1, numba.config.NUMBA_NUM_THREADS))
     except (ImportError, ValueError):
         pass
     scoring = _scoring(args)
