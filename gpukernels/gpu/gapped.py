@@ -123,7 +123,7 @@ ROUND_CELLS = 1 << 17
 #: 0.434 s (H200, 4 rounds alternated, fortieth session), whose such sides come one at a time: a round
 #: stops every stripe, the host's redo one. Off (1 << 62) until the count is measured on the device
 #: (``bench/ab_settings.py ... "" gapped.STOP_ROUND_CELLS=1048576``)
-STOP_ROUND_CELLS = 1 << 62
+STOP_ROUND_CELLS = 1 << 20
 STOP_ROUND_MIN = 4
 ROUND_WIDTH = 128
 #: the sides of a long batch share the relay's memory as their chunks ask for it (runner.RelayShare),
