@@ -118,11 +118,12 @@ ROUND_CELLS = 1 << 17
 #: the same for a dirty side whose rows at its stale best the host holds, counting its cells up to that
 #: best (where the host's redo stops; a round stops there too), where at least STOP_ROUND_MIN anchors of
 #: the walk's next ROUND_LOOK (this one included) have such a side (_cluster_ahead; in a stripe, of its
-#: own next anchors). Without that count, 2^20 took S. aureus JKD6008 x N315 to 5.83-6.12 s a pair from
-#: 6.72-7.47 s, where clusters of close alignments hold many such sides, but E. coli to 0.504 s from
-#: 0.434 s (H200, 4 rounds alternated, fortieth session), whose such sides come one at a time: a round
-#: stops every stripe, the host's redo one. Off (1 << 62) until the count is measured on the device
-#: (``bench/ab_settings.py ... "" gapped.STOP_ROUND_CELLS=1048576``)
+#: own next anchors). Clusters of close alignments hold many such sides; E. coli's come one at a time, and
+#: a round stops every stripe where the host's redo stops one. Without the count, 2^20 took S. aureus
+#: JKD6008 x N315 to 5.8-6.1 s a pair from 6.7-7.5 s but E. coli to 0.504 s from 0.434 s (H200, fortieth
+#: session). With it (H100, forty-first session, ``bench/ab_settings.py``): JKD6008 x N315 6.04 s against
+#: 7.36 s, COL x RF122 3.19 s against 3.62 s (with a count of 2), E. coli within 1-2 % of off in three
+#: calls (0.499/0.490, 0.554/0.556, 0.517/0.505 s); 2^18, 2^19, 2^21 and a count of 2 or 8 were no better
 STOP_ROUND_CELLS = 1 << 20
 STOP_ROUND_MIN = 4
 ROUND_WIDTH = 128
