@@ -178,10 +178,16 @@ __device__ void load_words(const u32* src, i64 base, int len, u32* dst)
     for (int i = threadIdx.x; i < nw; i += blockDim.x) dst[i] = src[base + i];
 }
 
-// Stage the pair's sequences in shared memory (seq_cap > 0 words per side);
-// afterwards `words`, pi.pw and pi.tw address the copy. Ends with a barrier.
-__device__ const u32* stage_pair(const u32* words, PairInfo& pi, u32* sseq, int seq_cap)
+// Read pair `pair`'s lengths and word offsets into pi, and stage its sequences in
+// shared memory (seq_cap > 0 words per side); the returned words, pi.pw and pi.tw
+// then address the copy. Ends with a barrier where it stages.
+__device__ const u32* stage_pair(int pair, const int* pl, const int* tl, const i64* pw, const i64* tw,
+                                 const u32* words, PairInfo& pi, u32* sseq, int seq_cap)
 {
+    pi.n = pl[pair];
+    pi.m = tl[pair];
+    pi.pw = pw[pair];
+    pi.tw = tw[pair];
     if (seq_cap <= 0) return words;
     load_words(words, pi.pw, pi.n, sseq);
     load_words(words, pi.tw, pi.m, sseq + seq_cap);
@@ -366,11 +372,7 @@ __device__ void affine_kernel(const u32* words, const i64* pw, const int* pl, co
         int pair = next_pair(idx, n_idx, queue, &sh_slot);
         if (pair < 0) break;
         PairInfo pi;
-        pi.n = pl[pair];
-        pi.m = tl[pair];
-        pi.pw = pw[pair];
-        pi.tw = tw[pair];
-        const u32* seqw = stage_pair(words, pi, (u32*)(wfa_smem + 2 * R), seq_cap);
+        const u32* seqw = stage_pair(pair, pl, tl, pw, tw, words, pi, (u32*)(wfa_smem + 2 * R), seq_cap);
         const int kend = pi.m - pi.n;
         int ovf = (kend < -K || kend > K) ? 1 : 0;
         int found = 0;
@@ -578,11 +580,7 @@ __device__ void affine_packed_kernel(const u32* words, const i64* pw, const int*
         int pair = next_pair(idx, n_idx, queue, &sh_slot);
         if (pair < 0) break;
         PairInfo pi;
-        pi.n = pl[pair];
-        pi.m = tl[pair];
-        pi.pw = pw[pair];
-        pi.tw = tw[pair];
-        const u32* seqw = stage_pair(words, pi, (u32*)(wfa_smem + 2 * R), seq_cap);
+        const u32* seqw = stage_pair(pair, pl, tl, pw, tw, words, pi, (u32*)(wfa_smem + 2 * R), seq_cap);
         const int kend = pi.m - pi.n;
         int ovf = (kend < -K || kend > K) ? 1 : 0;
         int found = 0;
@@ -745,11 +743,7 @@ __device__ void edit_kernel(const u32* words, const i64* pw, const int* pl, cons
         int pair = next_pair(idx, n_idx, queue, &sh_slot);
         if (pair < 0) break;
         PairInfo pi;
-        pi.n = pl[pair];
-        pi.m = tl[pair];
-        pi.pw = pw[pair];
-        pi.tw = tw[pair];
-        const u32* seqw = stage_pair(words, pi, SHARED ? sseq : (u32*)wfa_smem64, seq_cap);
+        const u32* seqw = stage_pair(pair, pl, tl, pw, tw, words, pi, SHARED ? sseq : (u32*)wfa_smem64, seq_cap);
         const int kend = pi.m - pi.n;
         int ovf = (kend < -K || kend > K) ? 1 : 0;
         int found = 0;
@@ -813,19 +807,13 @@ __device__ void edit_kernel(const u32* words, const i64* pw, const int* pl, cons
         int *wf_off, u32 *wf_bw, u32 *wf_bp, u64 *pool, int pool_cap, int *scores,        \
         int *status, u32 *ops, const i64 *ops_off, int *n_ops, int seq_cap
 
-extern "C" __global__ void wfa_affine_score(WFA_ARGS)
-{
-    affine_kernel<false>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
-                         wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
-                         seq_cap);
-}
+// The arguments of WFA_ARGS the kernels below take, in their order (the edit kernels take no penalties).
+#define WFA_HEAD words, pw, pl, tw, tl, idx, n_idx, queue
+#define WFA_TAIL K, max_score, wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops, seq_cap
 
-extern "C" __global__ void wfa_affine_cigar(WFA_ARGS)
-{
-    affine_kernel<true>(words, pw, pl, tw, tl, idx, n_idx, queue, x, o, e, K, max_score,
-                        wf_off, wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
-                         seq_cap);
-}
+extern "C" __global__ void wfa_affine_score(WFA_ARGS) { affine_kernel<false>(WFA_HEAD, x, o, e, WFA_TAIL); }
+
+extern "C" __global__ void wfa_affine_cigar(WFA_ARGS) { affine_kernel<true>(WFA_HEAD, x, o, e, WFA_TAIL); }
 
 // Gap-affine with the packed backtrace: bt_area holds bt_cap words per block
 // (a multiple of 4); blockDim.x a multiple of 32.
@@ -840,33 +828,13 @@ extern "C" __global__ void wfa_affine_packed(const u32* words, const i64* pw, co
                          bt_area, bt_cap, scores, status, ops, ops_off, n_ops, seq_cap);
 }
 
-extern "C" __global__ void wfa_edit_score(WFA_ARGS)
-{
-    edit_kernel<false, false>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
-                              wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
-                              seq_cap);
-}
+extern "C" __global__ void wfa_edit_score(WFA_ARGS) { edit_kernel<false, false>(WFA_HEAD, WFA_TAIL); }
 
-extern "C" __global__ void wfa_edit_cigar(WFA_ARGS)
-{
-    edit_kernel<true, false>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
-                             wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
-                             seq_cap);
-}
+extern "C" __global__ void wfa_edit_cigar(WFA_ARGS) { edit_kernel<true, false>(WFA_HEAD, WFA_TAIL); }
 
-extern "C" __global__ void ewfa_edit_score(WFA_ARGS)
-{
-    edit_kernel<false, true>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
-                             wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
-                             seq_cap);
-}
+extern "C" __global__ void ewfa_edit_score(WFA_ARGS) { edit_kernel<false, true>(WFA_HEAD, WFA_TAIL); }
 
-extern "C" __global__ void ewfa_edit_cigar(WFA_ARGS)
-{
-    edit_kernel<true, true>(words, pw, pl, tw, tl, idx, n_idx, queue, K, max_score, wf_off,
-                            wf_bw, wf_bp, pool, pool_cap, scores, status, ops, ops_off, n_ops,
-                            seq_cap);
-}
+extern "C" __global__ void ewfa_edit_cigar(WFA_ARGS) { edit_kernel<true, true>(WFA_HEAD, WFA_TAIL); }
 
 // Append `count` copies of letter c.
 __device__ __forceinline__ int emit(unsigned char* out, int pos, unsigned char c, int count)
