@@ -14,6 +14,10 @@
 #   .carry/cpu_paf/*.paf.gz                CPU reference PAFs keyed by content (tests/gpu_reference.py)
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
 #   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
+#   .carry/jit-cache.tar.gz                optional: numba's and CuPy's caches from an earlier call's $OUT
+#                                          (the call keeps its source files' times and its path, so numba's
+#                                          entries for unchanged files load, where the host's CPU is the same)
+# Every call leaves $OUT/jit-cache.tar.gz for the next (copy it to .carry/ and carry it).
 # Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests;
 # REPEATS: E. coli pairs timed after the warm-up (default 3).
 set -uo pipefail
@@ -34,6 +38,13 @@ if ls .whl/*.whl >/dev/null 2>&1; then
         .whl/*.whl >"$OUT/pip.log" 2>&1 && export PYTHONPATH="/tmp/site" PATH="/tmp/site/bin:$PATH"
 fi
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+JIT_DIRS="gpukernels/__pycache__ gpukernels/cpu/__pycache__ gpukernels/gpu/__pycache__ .cupy-cache"
+export CUPY_CACHE_DIR="$ROOT/.cupy-cache"
+if [ -f .carry/jit-cache.tar.gz ]; then
+    tar -xzf .carry/jit-cache.tar.gz && echo "jit cache: $(find $JIT_DIRS -type f 2>/dev/null | wc -l) files from .carry"
+fi
+save_jit_cache() { tar -czf "$OUT/jit-cache.tar.gz" --ignore-failed-read $JIT_DIRS 2>/dev/null; }
+trap save_jit_cache EXIT
 NCPU=$(nproc)
 BAC="$AVA_SHARED_DATA/bacteria"
 T="$BAC/E.Coli_MG1655-K12.fa.gz"; Q="$BAC/E.Coli_DH1.fa.gz"
