@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import fmindex, gapped, gecko, seedhit, seeds, ungapped
+from . import fmindex, gapped, gecko, jit_cache, seedhit, seeds, ungapped
 from .alignments import Alignments
 from .backend import resolve_backend
 from .errors import InputError
@@ -382,6 +382,7 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
     if options.preset != "lastz":
         raise InputError(f"unknown preset {options.preset!r}; choose lastz or gecko")
     log.info("gapped traceback: %s", resolve_traceback(options, chosen))  # checks the choice early
+    jit_cache.note_first_compile(chosen)
     warn_score_roof(target, query, options.scoring)
     t1 = time.perf_counter()
     if options.seeding == "fmindex":
