@@ -77,7 +77,7 @@ def main(argv=None):
         return cells
 
     run(jobs[:4])
-    print(f"| threads | sides a thread | cells (M) | wall (s) | ns a cell a thread |")
+    print("| threads | sides a thread | cells (M) | wall (s) | ns a cell a thread |")
     print("|---|---|---|---|---|")
     for n in (int(x) for x in args.threads.split(",")):
         with ThreadPoolExecutor(n) as pool:

@@ -18,7 +18,7 @@ from gpukernels.cpu import gapped as cpu_gapped, relay
 from gpukernels.engine import AlignOptions, _record_bounds
 from gpukernels.gapped import WALL_SLOTS, anchor_order
 from gpukernels.genome import read_fasta
-from gpukernels.gpu import gapped as gpu_gapped
+from gpukernels.gpu import gapped as gpu_gapped, kept
 from gpukernels.gpu.runner import DCAP
 
 from conftest import DATA
@@ -242,8 +242,8 @@ def test_big_dirty_sides_with_rows_go_to_rounds(tandem):
 
 
 def test_run_in_region_is_the_points_one_by_one():
-    """_side_dirty takes a substitution run at once (_run_in_region): the same answer as testing its
-    points one by one (_in_region), on both sides, for random regions and runs."""
+    """side_dirty takes a substitution run at once (run_in_region): the same answer as testing its
+    points one by one (in_region), on both sides, for random regions and runs."""
     rng = np.random.default_rng(1)
     aq, at = 1000, 1200
     for _ in range(20000):
@@ -252,9 +252,9 @@ def test_run_in_region_is_the_points_one_by_one():
         kmin, kmax = int(rng.integers(-60, 1)), int(rng.integers(0, 60))
         lq, lt = aq + 1 + int(rng.integers(-80, 80)), at + 1 + int(rng.integers(-80, 80))
         n = int(rng.integers(1, 50))
-        want = any(gpu_gapped._in_region(lq + s, lt + s, aq, at, side, imax, jmax, kmin, kmax, dmax)
+        want = any(kept.in_region(lq + s, lt + s, aq, at, side, imax, jmax, kmin, kmax, dmax)
                    for s in range(1, n + 1))
-        assert gpu_gapped._run_in_region(lq, lt, n, aq, at, side, imax, jmax, kmin, kmax, dmax) == want
+        assert kept.run_in_region(lq, lt, n, aq, at, side, imax, jmax, kmin, kmax, dmax) == want
 
 
 @pytest.mark.parametrize("overlap", [False, True])
@@ -270,7 +270,7 @@ def test_waves_beside_the_walk(tandem, overlap, monkeypatch):
 
 
 def test_keep_is_runs_of_and_mark_walls():
-    """_keep finds a path's runs and marks its walls in one pass: cpu/gapped.runs_of's runs and
+    """add_kept finds a path's runs and marks its walls in one pass: cpu/gapped.runs_of's runs and
     mark_walls's walls, on random paths over walls already holding intervals (slots extended, added,
     or all taken)."""
     rng = np.random.default_rng(3)
@@ -288,10 +288,10 @@ def test_keep_is_runs_of_and_mark_walls():
         cpu_gapped.mark_walls(want, ops, t0, q0)
         K, cnt = np.zeros((2, 5), np.int64), np.zeros(2, np.int64)
         op_off, run_off = np.zeros(3, np.int64), np.zeros(3, np.int64)
-        head = np.full((t1 >> gpu_gapped._BSHIFT) + 2, -1, np.int64)
-        ops_all, runs, ents = gpu_gapped._keep(ops, t0, q0, t1, q1, 7, K, cnt, op_off, np.empty(1, np.uint8), run_off,
+        head = np.full((t1 >> kept.BSHIFT) + 2, -1, np.int64)
+        ops_all, runs, ents = kept.add_kept(ops, t0, q0, t1, q1, 7, K, cnt, op_off, np.empty(1, np.uint8), run_off,
                                                np.empty((1, 4), np.int64), head, np.empty((1, 2), np.int64), walls)
         assert np.array_equal(walls, want)
         assert np.array_equal(runs[:run_off[1]], np.stack(cpu_gapped.runs_of(ops, t0, q0), axis=1))
         assert np.array_equal(ops_all[:op_off[1]], ops) and cnt[0] == 1
-        assert cnt[1] == (((t1 - 1) >> gpu_gapped._BSHIFT) - (t0 >> gpu_gapped._BSHIFT) + 1 if run_off[1] else 0)
+        assert cnt[1] == (((t1 - 1) >> kept.BSHIFT) - (t0 >> kept.BSHIFT) + 1 if run_off[1] else 0)

@@ -7,8 +7,6 @@ reference PAFs from ``tests/gpu_reference.py`` (cached by content).
 
 from __future__ import annotations
 
-import os
-import pathlib
 import time
 
 import numpy as np

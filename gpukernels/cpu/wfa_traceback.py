@@ -27,7 +27,7 @@ in, keyed on ``cpu/gapped.py`` alone: after editing this file, touch that one.
 import numpy as np
 from numba import njit
 
-from .wfa import OP_DEL, OP_INS, OP_MATCH, OP_MISMATCH, _align_one
+from .wfa import OP_INS, OP_MATCH, OP_MISMATCH, _align_one
 
 # the engine's column codes (cpu/gapped.py: OP_EQ, OP_X, OP_I, OP_D)
 _EQ, _X, _I, _D = 0, 1, 2, 3

@@ -33,7 +33,7 @@ waves, and the host keeps the sequential rule:
    result is exactly the CPU's unless an alignment kept since the inspection
    has a lattice point where the side's DP ran up to its best anti-diagonal
    (walls met only past it shorten the y-drop tail, not the result, see
-   :func:`_side_dirty`) and the side's path does not provably hold with the
+   :func:`~gpukernels.gpu.kept.side_dirty`) and the side's path does not provably hold with the
    walls of now (:func:`_path_holds`: no new wall on the path or on the
    witnesses of its best before each anti-diagonal, checked against the
    kernel's sum of those bests): the side is *dirty*.
@@ -88,12 +88,13 @@ import numpy as np
 from numba import njit
 
 from ..cpu import gapped as cg
-from ..cpu.buffers import ArrayPool, grow, grow_rows, move_items
+from ..cpu.buffers import ArrayPool, grow
 from ..cpu.cycles import cycles
-from ..cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
+from ..cpu.gapped import OP_D, OP_EQ, OP_X
 from ..cpu.relay import compile_traceback, relay_side, side_region
 from . import wait
 from .kernel_twin import _FAR, _cell_walled, _not_above
+from .kept import BSHIFT, add_kept, on_kept, side_dirty
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
 
@@ -188,8 +189,6 @@ ABANDONED_AFTER_EARLY = True
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
 EARLY_CAP = 0
-#: bucket width (target positions, as a shift) of the kept-alignment index
-_BSHIFT = 12
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
 #: offset (8) and at most one column of the path
 _ROW_BYTES = 13
@@ -214,230 +213,6 @@ PROGRESS_S = 30.0
 log = logging.getLogger("gpukernels")
 
 
-# ---------------------------------------------------------------------------------------------
-# kept alignments: arrays shared by the numba helpers
-#   K[k] = t0, t1, q0, q1, score; op_off/run_off: offsets into ops/runs (runs[r] = t, q, len)
-#   head[b] / ents[e] = (next, k): kept alignments by target bucket, for the on-path test
-
-@njit(cache=True, nogil=True)
-def _on_path(aq, at, k, K, run_off, runs):
-    if at < K[k, 0] or at >= K[k, 1] or aq < K[k, 2] or aq >= K[k, 3]:
-        return False
-    a = run_off[k]
-    z = run_off[k + 1]
-    if a == z:
-        return False
-    while z - a > 1:
-        m = (a + z) >> 1
-        if runs[m, 0] <= at:
-            a = m
-        else:
-            z = m
-    return runs[a, 0] <= at < runs[a, 0] + runs[a, 2] and aq - at == runs[a, 1] - runs[a, 0]
-
-
-@njit(cache=True, nogil=True)
-def _on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
-    """Is (aq, at) on the path of a kept alignment k >= k_lo?
-
-    The alignment's box is tested here before :func:`_on_path` is called:
-    a call of a compiled function with array arguments costs about 150
-    cycles (their reference counts), four times the test, and most of a
-    bucket's alignments are rejected by it.
-    """
-    e = head[at >> _BSHIFT]
-    while e >= 0:
-        k = ents[e, 1]
-        if k >= k_lo and K[k, 0] <= at < K[k, 1] and K[k, 2] <= aq < K[k, 3] and _on_path(aq, at, k, K, run_off,
-                                                                                         runs):
-            return True
-        e = ents[e, 0]
-    return False
-
-
-@njit(cache=True, nogil=True)
-def _keep(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True,
-          anchor=-1):
-    """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
-
-    ``K[k]`` holds the alignment's target and query bounds and score, and
-    where ``anchor`` is given, the anchor it came from in ``K[k, 5]``
-    (:func:`_in_anchor_order`).
-
-    ``runs[r]`` = target start, query start, length, index of its first
-    column in the path (``cpu/gapped.runs_of``). The runs and the walls
-    (``cpu/gapped.mark_walls``) come from one pass over the columns, each
-    substitution run in a loop of its own: the keeps are a quarter of the
-    − strand's walk on E. coli (``walk_cycles``), and one pass took 15 %
-    fewer cycles there than the two functions.
-    """
-    nk = cnt[0]
-    K[nk, 0] = s_t0
-    K[nk, 1] = t1
-    K[nk, 2] = s_q0
-    K[nk, 3] = q1
-    K[nk, 4] = score
-    if anchor >= 0:
-        K[nk, 5] = anchor
-    nops = path.shape[0]
-    ops_all = grow(ops_all, op_off[nk] + nops)
-    move_items(ops_all, op_off[nk], path, 0, nops)
-    op_off[nk + 1] = op_off[nk] + nops
-    r = run_off[nk]
-    lt = s_t0
-    lq = s_q0
-    if mark:
-        cg.mark_point(walls, lt, lq)
-    k = 0
-    while k < nops:
-        if path[k] <= OP_X:
-            runs = grow_rows(runs, r + 1)
-            runs[r, 0] = lt
-            runs[r, 1] = lq
-            runs[r, 3] = k
-            x = k
-            while k < nops and path[k] <= OP_X:
-                lt += 1
-                lq += 1
-                if mark:
-                    cg.mark_point(walls, lt, lq)
-                k += 1
-            runs[r, 2] = k - x
-            r += 1
-        else:
-            if path[k] == OP_I:
-                lq += 1
-            else:
-                lt += 1
-            if mark:
-                cg.mark_point(walls, lt, lq)
-            k += 1
-    run_off[nk + 1] = r
-    if r > run_off[nk]:
-        b_lo = s_t0 >> _BSHIFT
-        b_hi = (t1 - 1) >> _BSHIFT
-        ents = grow_rows(ents, cnt[1] + b_hi - b_lo + 1)
-        for b in range(b_lo, b_hi + 1):
-            e = cnt[1]
-            ents[e, 0] = head[b]
-            ents[e, 1] = nk
-            head[b] = e
-            cnt[1] += 1
-    cnt[0] = nk + 1
-    return ops_all, runs, ents
-
-
-@njit(cache=True, nogil=True)
-def _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
-    if side == 0:
-        i = aq + 1 - lq
-        j = at + 1 - lt
-    else:
-        i = lq - (aq + 1)
-        j = lt - (at + 1)
-    return 0 <= i <= imax and 0 <= j <= jmax and kmin <= j - i <= kmax and i + j <= dmax
-
-
-@njit(cache=True, nogil=True)
-def _run_in_region(lq, lt, length, aq, at, side, imax, jmax, kmin, kmax, dmax):
-    """Is one of the points ``(lq + s, lt + s)``, s = 1..length (a substitution run's) in the region?
-
-    :func:`_in_region` for a diagonal segment at once: along it i and j move
-    together, so each bound is an interval of s.
-    """
-    if side == 0:
-        a, b = aq + 1 - lq, at + 1 - lt        # i = a - s, j = b - s
-        lo = max(1, a - imax, b - jmax, -((dmax - a - b) // 2))
-        hi = min(length, a, b)
-    else:
-        a, b = lq - (aq + 1), lt - (at + 1)    # i = a + s, j = b + s
-        lo = max(1, -a, -b)
-        hi = min(length, imax - a, jmax - b, (dmax - a - b) // 2)
-    return kmin <= b - a <= kmax and lo <= hi
-
-
-@njit(cache=True, nogil=True)
-def _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents):
-    """Does a kept alignment ``k >= k_lo`` have a lattice point where the side's DP ran up to its best?
-
-    ``r`` is the side's inspector row (the region explored up to the best
-    anti-diagonal: ``R_IMAX``, ``R_JMAX``, ``R_KMIN``, ``R_KMAX``, and
-    anti-diagonals up to ``R_BI + R_BJ``; for a side abandoned past
-    :data:`~gpukernels.gpu.runner.DCAP`, all it explored, so that a clean one is still abandoned
-    with the walls of now). Walls met only past the best
-    anti-diagonal cannot change the side's result: up to there the DP is
-    the same, and past it the walls only remove cells and lower scores
-    (every cell there already scored below the best, as any cell not
-    reached by a substitution scores below an earlier one that is), so the
-    best cell and its traceback stay; only the y-drop tail, and with it the
-    cell count, can shrink. Candidates come from the target buckets the
-    region spans (newest first, so the scan of a bucket ends at the first
-    alignment older than ``k_lo``); the walk along a path starts at its last
-    substitution run starting before the region, and takes each run at once
-    (:func:`_run_in_region`), its gaps column by column.
-    """
-    imax, jmax, kmin, kmax = r[R_IMAX], r[R_JMAX], r[R_KMIN], r[R_KMAX]
-    dmax = r[R_DIAGS] if r[R_STATUS] == 2 else r[R_BI] + r[R_BJ]
-    if side == 0:
-        qa, qb, ta, tb = aq + 1 - imax, aq + 1, at + 1 - jmax, at + 1
-    else:
-        qa, qb, ta, tb = aq + 1, aq + 1 + imax, at + 1, at + 1 + jmax
-    for bkt in range(max(ta, 0) >> _BSHIFT, (tb >> _BSHIFT) + 1):
-        if bkt >= head.shape[0]:
-            break
-        e = head[bkt]
-        while e >= 0:
-            k = ents[e, 1]
-            e = ents[e, 0]
-            if k < k_lo:
-                break
-            if K[k, 1] < ta or K[k, 0] > tb or K[k, 3] < qa or K[k, 2] > qb:
-                continue
-            lt = K[k, 0]
-            lq = K[k, 2]
-            x0 = op_off[k]
-            lo = run_off[k]
-            hi = run_off[k + 1]
-            if lo < hi and runs[lo, 0] < ta:
-                # last run starting before ta
-                while hi - lo > 1:
-                    m = (lo + hi) >> 1
-                    if runs[m, 0] < ta:
-                        lo = m
-                    else:
-                        hi = m
-                lt = runs[lo, 0]
-                lq = runs[lo, 1]
-                x0 = op_off[k] + runs[lo, 3]
-            if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
-                return True
-            x = x0
-            r = lo          # the next run: its first column is at x or after
-            while x < op_off[k + 1]:
-                if r < run_off[k + 1] and x == op_off[k] + runs[r, 3]:
-                    n = runs[r, 2]
-                    if _run_in_region(lq, lt, n, aq, at, side, imax, jmax, kmin, kmax, dmax):
-                        return True
-                    lq += n
-                    lt += n
-                    x += n
-                    r += 1
-                    if lt > tb:
-                        break
-                    continue
-                op = ops_all[x]
-                x += 1
-                if op != OP_I:
-                    lt += 1
-                if op != OP_D:
-                    lq += 1
-                if lt > tb:
-                    break
-                if _in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
-                    return True
-    return False
-
-
 @njit(cache=True, nogil=True)
 def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, status, sel):
     """Choose the anchors to inspect next: up to ``width`` undecided ones from ``pos`` on.
@@ -453,7 +228,7 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, sta
         if st == 4:
             a += 1
             continue
-        if _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
+        if on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
             status[a] = 4
         elif st == 0:
             sel[taken] = a
@@ -490,7 +265,7 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
     """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose result an alignment kept since its inspection may change.
 
     A side is dirty when such an alignment touches its region
-    (:func:`_side_dirty`) and its stale result does not provably hold with
+    (:func:`~gpukernels.gpu.kept.side_dirty`) and its stale result does not provably hold with
     the walls of now (:func:`_path_holds`; ``held`` is its context, see
     :func:`_held_context`). The answer is remembered in the side's
     ``R_CHECKED`` column (the walk and every round's look-ahead ask again
@@ -509,7 +284,7 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
             continue
         if k_lo >= cnt[0]:
             continue
-        dirty = (_side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
+        dirty = (side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
                  and _fails_path_check(a, side, held))
         if dirty:
             r[R_CHECKED] = -(stamp[a] + 1)
@@ -773,7 +548,7 @@ def _cluster_ahead(a, end, round_cells, status, stamp, res_all, anchor_q, anchor
             break
         if status[b] != 2 or stamp[b] >= cnt[0] or not _big_side(b, 3, round_cells, res_all, rows_at):
             continue
-        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+        if on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             continue
         redo = _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
                             ents, held)
@@ -803,7 +578,7 @@ def _gather(a, end, look, cap, round_cells, status, stamp, res_all, cnt, anchor_
     for b in range(a, end if kind == 5 else min(end, a + look)):
         if status[b] != kind or stamp[b] >= cnt[0]:
             continue
-        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+        if on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
         if kind == 2 and not _big_dirty(b, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
@@ -847,7 +622,7 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
             break
         if status[b] != 5:
             continue
-        if _on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+        if on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
         if _near_taken(b, sel, taken, anchor_q, anchor_t, apart) or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
@@ -1155,7 +930,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         aq = anchor_q[a]
         at = anchor_t[a]
         c0 = cycles()
-        kept_path = _on_kept(aq, at, 0, K, run_off, runs, head, ents)
+        kept_path = on_kept(aq, at, 0, K, run_off, runs, head, ents)
         c1 = cycles()
         host[H_KEPT] += c1 - c0
         if kept_path:
@@ -1188,7 +963,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         path, s_t0, s_q0, score = cg.join_sides(lops, rops, aq, at, li, lj, lsc, rsc, gap_open)
         if score < gappedthresh:
             continue
-        ops_all, runs, ents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
+        ops_all, runs, ents = add_kept(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
                                     ops_all, run_off, runs, head, ents, walls, True, a)
         host[H_KEEP] += cycles() - c3
     return end, ops_all, runs, ents, tb, tb_off, tb_lo
@@ -1394,13 +1169,13 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         runner = DeviceRunner(t, q, matrix, gap_open, gap_ext, ydrop, wall_slots, mem)
     mem = int(getattr(runner, "mem", mem))
     compile_traceback()     # (rarely taken, so not compiled in the middle of a pair)
-    # host state: kept alignments (see _keep), walls, per-anchor results
+    # host state: kept alignments (see add_kept), walls, per-anchor results
     K = np.zeros((max(n, 1), 6), dtype=np.int64)
     op_off = np.zeros(n + 2, dtype=np.int64)
     run_off = np.zeros(n + 2, dtype=np.int64)
     ops_all = np.empty(1 << 16, dtype=np.uint8)
     runs = np.empty((1024, 4), dtype=np.int64)
-    head = np.full((len(t) >> _BSHIFT) + 2, -1, dtype=np.int64)
+    head = np.full((len(t) >> BSHIFT) + 2, -1, dtype=np.int64)
     ents = np.empty((1024, 2), dtype=np.int64)
     cnt = np.zeros(2, dtype=np.int64)       # kept alignments, bucket entries
     # the runner's own (pinned, kept between calls) where it has them

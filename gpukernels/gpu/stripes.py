@@ -4,7 +4,7 @@ The sequential rule (:func:`gpukernels.gpu.gapped._walk`) decides anchors
 in order, and each decision reads and writes only target rows near its
 anchor: whether the anchor lies on a kept path (its own row), whether an
 alignment kept since its inspection meets the region its sides explored
-(:func:`~gpukernels.gpu.gapped._side_dirty`), the walls along its stale
+(:func:`~gpukernels.gpu.kept.side_dirty`), the walls along its stale
 path (:func:`~gpukernels.gpu.gapped._path_holds`), the walls a redone side
 sweeps (rows at most its anti-diagonals away from the anchor), and the walls
 its kept path adds (rows inside those). So where the undecided anchors
@@ -54,7 +54,8 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
 from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, ROUND_LOOK, _big_dirty,
-                     _big_side, _both_sides, _checked_from, _fails_path_check, _keep, _on_kept, _side_dirty, _walk)
+                     _big_side, _both_sides, _checked_from, _fails_path_check, _walk)
+from .kept import add_kept, on_kept, side_dirty
 from .runner import R_DIAGS
 
 #: threads walking a strand's anchors at once at most (``extend_anchors`` takes half its host threads)
@@ -182,9 +183,9 @@ def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, run
         if k_lo < 0:
             out |= 1 << side
             continue
-        touched = ((k_lo < cnt[0] and _side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
+        touched = ((k_lo < cnt[0] and side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
                                                   ents))
-                   or (lcnt[0] > 0 and _side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead,
+                   or (lcnt[0] > 0 and side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead,
                                                    lents)))
         if touched and _fails_path_check(a, side, held):
             out |= 1 << side
@@ -205,7 +206,7 @@ def _stripe_cluster_ahead(x, mine, round_cells, status, stamp, res_all, anchor_q
         if status[b] != 2 or not _big_side(b, 3, round_cells, res_all, rows_at):
             continue
         aq, at = anchor_q[b], anchor_t[b]
-        if _on_kept(aq, at, 0, K, run_off, runs, head, ents) or _on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents):
+        if on_kept(aq, at, 0, K, run_off, runs, head, ents) or on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents):
             continue
         redo = _dirty_here(b, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt,
                            lop_off, lops, lrun_off, lruns, lhead, lents, held)
@@ -235,8 +236,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         aq = anchor_q[a]
         at = anchor_t[a]
         c0 = cycles()
-        kept_path = (_on_kept(aq, at, 0, K, run_off, runs, head, ents)
-                     or _on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents))
+        kept_path = (on_kept(aq, at, 0, K, run_off, runs, head, ents)
+                     or on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents))
         c1 = cycles()
         host[H_KEPT] += c1 - c0
         if kept_path:
@@ -270,7 +271,7 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         path, s_t0, s_q0, score = cg.join_sides(lpath, rpath, aq, at, li, lj, lsc, rsc, gap_open)
         if score < gappedthresh:
             continue
-        lops, lruns, lents = _keep(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, lk, lcnt, lop_off, lops,
+        lops, lruns, lents = add_kept(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, lk, lcnt, lop_off, lops,
                                    lrun_off, lruns, lhead, lents, walls, True, a)
         host[H_KEEP] += cycles() - c3
     return mine.shape[0], False, lops, lruns, lents, tb, tb_off, tb_lo
@@ -286,7 +287,7 @@ def merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs, hea
     """
     for x in perm:
         path = kops[koff[x]:koff[x + 1]]
-        ops_all, runs, ents = _keep(path, kk[x, 0], kk[x, 2], kk[x, 1], kk[x, 3], kk[x, 4], K, cnt, op_off, ops_all,
+        ops_all, runs, ents = add_kept(path, kk[x, 0], kk[x, 2], kk[x, 1], kk[x, 3], kk[x, 4], K, cnt, op_off, ops_all,
                                     run_off, runs, head, ents, walls, False, kk[x, 5])
     return ops_all, runs, ents
 
@@ -381,7 +382,7 @@ class StripedWalk:
         (status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi,
          matrix, gap_open, gap_ext, ydrop, gappedthresh, self_barrier, K, cnt, op_off, ops_all, run_off, runs,
          head, ents, walls, anchor_cells, work, tb, tb_off, tb_lo, host, round_cells, held) = rest
-        if status[a] != 2 or _on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
+        if status[a] != 2 or on_kept(anchor_q[a], anchor_t[a], 0, K, run_off, runs, head, ents):
             return False
         return _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
                           head, ents, held)[1] != 0
