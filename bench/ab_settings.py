@@ -17,8 +17,10 @@ After one warm-up pair, the settings are run in turn ``--rounds`` times,
 all of them (compare only within one call). Every pair is checked against
 the warm-up's alignments. Prints one row per pair: the settings, the wall
 time of :func:`gpukernels.engine.align`, and per strand the gapped stage's
-time, walk, long sides, rounds, inspector and executor seconds; then the
-mean per settings.
+time, walk, long sides, rounds, inspector and executor seconds; then per
+settings the mean, median and extremes, and the median ratio of its pairs to
+the first settings' pairs run next to them, with a bootstrap 95 % interval
+(:mod:`ab_stats`: an interval that holds 1 is within the host's drift).
 
 Example: ``python3 bench/ab_settings.py T.fa.gz Q.fa.gz "" "gapped.WAVE=2048"``
 """
@@ -112,10 +114,10 @@ def main(argv=None):
     args = p.parse_intermixed_args(argv)
 
     import cupy as cp
-    import numpy as np
     from gpukernels.engine import AlignOptions, align
     from gpukernels.genome import read_fasta
     from gpukernels.gpu import gapped as gg
+    from ab_stats import summary_rows
     from gpu_timing import same_alignments
 
     t, q = read_fasta(args.target), read_fasta(args.query)
@@ -155,10 +157,10 @@ def main(argv=None):
                 for m, n, v in reversed(saved):
                     setattr(m, n, v)
     print()
-    print("| settings | pairs | mean per pair (s) | min | max |")
-    print("|---|---|---|---|---|")
-    for text, secs in times.items():
-        print(f"| {text or 'defaults'} | {len(secs)} | {np.mean(secs):.3f} | {min(secs):.3f} | {max(secs):.3f} |")
+    print("| settings | pairs | mean per pair (s) | median | min | max | against the first (median ratio, 95 % interval) |")
+    print("|---|---|---|---|---|---|---|")
+    for text, n, mean, median, low, high, against in summary_rows(times):
+        print(f"| {text or 'defaults'} | {n} | {mean:.3f} | {median:.3f} | {low:.3f} | {high:.3f} | {against} |")
 
 
 if __name__ == "__main__":
