@@ -1,4 +1,4 @@
-"""The walk's check that a dirty side's stale result holds without a DP (``gpu/gapped._path_holds``).
+"""The walk's check that a dirty side's stale result holds without a DP (``gpu/path_holds.path_holds``).
 
 Wherever the check says a side holds with the walls of now, the CPU twin's
 extension with those walls must end at the same best cell, with the same
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gpukernels.cpu import gapped as cg
-from gpukernels.gpu import gapped as gg
+from gpukernels.gpu import gapped as gg, path_holds
 from gpukernels.gpu.kernel_twin import side_dp
 from gpukernels.gpu.runner import _keep_stride
 from gpukernels.scoring import Scoring
@@ -80,7 +80,7 @@ def _holds(t, q, right, aq, at, walls, barrier, ops, keep):
     ops_idx = np.array([[0, 0, n]] if side else [[0, n, n]], dtype=np.int64)
     rows_at = np.full(2, -1, dtype=np.int64)
     rows_at[side] = 0
-    return gg._path_holds(0, side, True, np.array([2], np.int8), np.array([aq]), np.array([at]), keep, rows_at, store,
+    return path_holds.path_holds(0, side, True, np.array([2], np.int8), np.array([aq]), np.array([at]), keep, rows_at, store,
                           ops_idx, walls, t, q, t[::-1].copy(), q[::-1].copy(), np.array([0]), np.array([len(t)]),
                           np.array([0]), np.array([len(q)]), barrier, MATRIX, SC.gap_open, SC.gap_extend, SC.ydrop,
                           np.zeros(11, np.int64))

@@ -34,7 +34,7 @@ waves, and the host keeps the sequential rule:
    has a lattice point where the side's DP ran up to its best anti-diagonal
    (walls met only past it shorten the y-drop tail, not the result, see
    :func:`~gpukernels.gpu.kept.side_dirty`) and the side's path does not provably hold with the
-   walls of now (:func:`_path_holds`: no new wall on the path or on the
+   walls of now (:func:`~gpukernels.gpu.path_holds.path_holds`: no new wall on the path or on the
    witnesses of its best before each anti-diagonal, checked against the
    kernel's sum of those bests): the side is *dirty*.
    A dirty side is redone with the walls of now. Most of a redone side's
@@ -90,11 +90,11 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.buffers import ArrayPool, grow
 from ..cpu.cycles import cycles
-from ..cpu.gapped import OP_D, OP_EQ, OP_X
 from ..cpu.relay import compile_traceback, relay_side, side_region
 from . import wait
-from .kernel_twin import _FAR, _cell_walled, _not_above
+from .kernel_twin import _FAR, _not_above
 from .kept import BSHIFT, add_kept, on_kept, side_dirty
+from .path_holds import path_holds
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
 
@@ -142,11 +142,9 @@ RELAY_WARM = 1 << 12
 #: the walk redoes a dirty side whose stale rows come back to the host itself, stopping at the stale
 #: best (False: such sides go to GPU rounds as the others; the tests of rounds and benchmarks compare)
 HOST_STOP = True
-#: a dirty side whose stale path provably holds with the walls of now is taken without a DP (_path_holds;
+#: a dirty side whose stale path provably holds with the walls of now is taken without a DP (path_holds;
 #: False: every dirty side is redone, for benchmarks and tests to compare)
 PATH_CHECK = True
-#: substitutions along the diagonal a stale path leaves for a gap, taken as witnesses of its best (_path_holds)
-BRANCH = 64
 #: the next wave is inspected and executed on the GPU while the host walks this one
 OVERLAP_WAVES = True
 #: the next wave goes to the GPU as soon as the walk before has ended, before the wave the walk waits
@@ -200,8 +198,8 @@ _MAXLEN = 1 << 30
 #: end (a side stopped at its stale best keeps the stale run's), which size its next round
 R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 
-#: the walk's cycle sums in its ``host`` counts, after the 11 counts of _walk and _path_holds: each anchor's
-#: test of lying on a kept path, its dirty checks (and of them the path checks, _path_holds, rounds' look-ahead
+#: the walk's cycle sums in its ``host`` counts, after the 11 counts of _walk and path_holds: each anchor's
+#: test of lying on a kept path, its dirty checks (and of them the path checks, path_holds, rounds' look-ahead
 #: included), its sides (GPU results taken or redone on the host) and its keep
 H_KEPT, H_CHECK, H_HOLDS, H_SIDES, H_KEEP, H_N = 11, 12, 13, 14, 15, 16
 
@@ -266,7 +264,7 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
 
     A side is dirty when such an alignment touches its region
     (:func:`~gpukernels.gpu.kept.side_dirty`) and its stale result does not provably hold with
-    the walls of now (:func:`_path_holds`; ``held`` is its context, see
+    the walls of now (:func:`~gpukernels.gpu.path_holds.path_holds`; ``held`` is its context, see
     :func:`_held_context`). The answer is remembered in the side's
     ``R_CHECKED`` column (the walk and every round's look-ahead ask again
     about the same anchors): a side found clean is checked next time only
@@ -306,181 +304,21 @@ def _checked_from(a, side, stamp, res_all):
 
 @njit(cache=True, nogil=True)
 def _fails_path_check(a, side, held):
-    """``not _path_holds(a, side, *held)``, its cycles counted in the walk's counters (``held``'s last)."""
+    """``not path_holds(a, side, *held)``, its cycles counted in the walk's counters (``held``'s last)."""
     c0 = cycles()
-    fails = not _path_holds(a, side, *held)
+    fails = not path_holds(a, side, *held)
     held[-1][H_HOLDS] += cycles() - c0
     return fails
 
 
 def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
                   t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
-    """The arguments of :func:`_path_holds` past the anchor and side, as one tuple for the dirty checks.
+    """The arguments of :func:`~gpukernels.gpu.path_holds.path_holds` past the anchor and side, as one tuple for the dirty checks.
 
     Built on the host once per walk or round (a plain tuple: the compiled checks take it as it is).
     """
     return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo,
             t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
-
-
-@njit(cache=True, nogil=True)
-def _path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev,
-                q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
-    """Does side ``side`` of executed anchor ``a`` keep its stale result with the walls of now, DP or not?
-
-    The walls only grew since the stale run S; call the run with the walls
-    of now N. The test takes S's path (columns ``store``, from the anchor
-    outwards), its rows at the best as the device kept them (``rows_host``,
-    ``rows_at``; without them, or without ``check``, :data:`PATH_CHECK`, no)
-    and *witnesses* (:func:`_witness_cells`): the path's cells, and along
-    each diagonal the path leaves for a gap, up to :data:`BRANCH`
-    substitutions on (where S's best often rose for a while: the old
-    diagonal matching by chance past an indel). Each witness cell has a
-    score, that of its route from the origin. With R(d) the best
-    substitution-ending witness score before anti-diagonal d (0 at first):
-
-    1. no cell of the path is on a wall or under R(d) - ydrop, also where the
-       path is in a gap (there S's cell may have lived by another score);
-       a branch ends before its first cell that is on a wall, under that
-       floor, or above an earlier cell of the branch by more than ydrop;
-    2. R(d) summed over anti-diagonals 1 to the best one D is the kernel's
-       sum of S's best before each d (the rows' header);
-    3. where the path skips an anti-diagonal (a substitution from (i, j)),
-       one of (i + 1, j) and (i, j + 1) is off the walls and the barrier and
-       the gap into it from (i, j) clears the floor.
-
-    Why: R is at most S's best at every d (a witness score is at most S's
-    score of its cell while the route lives in S, and a branch cell past a
-    cell dead in S lies below S's best then, the branch never rising by more
-    than ydrop), so by 2 the two are equal at every d. Then by induction
-    over the anti-diagonals up to D: N's floors are S's (its best before
-    each d is at least R, every witness route living in N as in S by 1, and
-    at most S's, as N's cells are nowhere above S's when the floors agree,
-    the cell rules being monotone and the walls only more), the path's cells
-    score the same in N (the max over the same path step, no more than S's),
-    every anti-diagonal up to D keeps a live cell (3), and each path cell's
-    traceback byte is the same (the option taken scores the same, the others
-    no more, so the preferred one among equals stays). Past D, N's cells are
-    nowhere above S's, below B: the best cell, score and traceback are S's
-    (the argument of the kernel's ``at_stale_best``). Only the cells of the
-    y-drop tail may change. ``tests/test_path_holds.py`` checks it against
-    the DP.
-    """
-    at = rows_at[2 * a + side]
-    # (a gap's cells then score below the cell it opened from, and a second gap column extends)
-    if not check or status[a] != 2 or at < 0 or gap_open < 0 or gap_open + gap_ext <= 0:
-        return False
-    kept = rows_host[at:at + DUMP_HEAD]
-    dstale = kept[0]
-    if dstale < 1 or kept[6] + kept[7] != dstale:
-        return False
-    tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir = cg.side_frame(side == 1, t, q, t_rev, q_rev, anchor_q[a],
-                                                                anchor_t[a], t_lo[a], t_hi[a], q_lo[a], q_hi[a],
-                                                                self_barrier)
-    ops = store[ops_idx[a, side]:ops_idx[a, side + 1]]
-    cd, cs, ck, n, ok = _witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix,
-                                       gap_open + gap_ext, gap_ext, ydrop, kept)
-    if not ok:
-        return False
-    # anti-diagonal by anti-diagonal: R before each, the floor tests, R summed over 1..D
-    order = np.argsort(cd[:n], kind="mergesort")
-    dead = np.zeros(n, dtype=np.bool_)     # by branch (fewer than cells)
-    run = 0
-    pending = 0
-    last = 0
-    rsum = 0
-    for x in order:
-        d = cd[x]
-        if d > dstale:
-            break
-        if d != last:
-            run = max(run, pending)
-            rsum += run * (d - last)
-            last = d
-        kind = ck[x]
-        score = cs[x]
-        if kind >= 0:
-            if dead[kind]:
-                continue
-            if score < run - ydrop:
-                dead[kind] = True
-                continue
-            pending = max(pending, score)
-        else:
-            if score < run - ydrop:
-                return False
-            if kind == -1:
-                pending = max(pending, score)
-    if last != dstale or rsum != (np.int64(kept[15]) << 32) | (np.int64(kept[14]) & 0xffffffff):
-        return False
-    host[10] += 1
-    return True
-
-
-@njit(cache=True, nogil=True)
-def _witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix, goe, gext, ydrop, kept):
-    """The witness cells of :func:`_path_holds`: anti-diagonal, score and kind of each, and the path's own tests.
-
-    Kind -1: a substitution-ending cell of the path; -2: one of its gap cells,
-    or the score a skipped anti-diagonal's cell reaches from the path (test
-    3), both only tested against the floor; b >= 0: a cell of branch b.
-    Returns the three arrays, their length, and False where the path fails
-    a test that needs no floor (a wall on it, both cells of a skipped
-    anti-diagonal dead, or an end other than the kept best's).
-    """
-    m = ops.shape[0]
-    cap = 2 * m + 2
-    for x in range(m):
-        if ops[x] > OP_X and (x == 0 or ops[x - 1] <= OP_X):
-            cap += BRANCH
-    cd = np.empty(cap, dtype=np.int64)
-    cs = np.empty(cap, dtype=np.int64)
-    ck = np.empty(cap, dtype=np.int64)
-    n = 0
-    nb = 0
-    i = j = d = 0
-    p = 0
-    prev = -1
-    for x in range(m):
-        op = ops[x]
-        if op == OP_EQ or op == OP_X:
-            if (_cell_walled(i + 1, j, bar, wq0, wt0, wdir, walls)
-                    and _cell_walled(i, j + 1, bar, wq0, wt0, wdir, walls)):
-                return cd, cs, ck, n, False
-            cd[n], cs[n], ck[n] = d + 1, p - goe, -2
-            n += 1
-            i += 1
-            j += 1
-            p += matrix[tA[T0 - j], qA[Q0 + i]]
-            d += 2
-        else:
-            if prev == -1 or prev == OP_EQ or prev == OP_X:
-                # the path leaves diagonal j - i here: the branch of substitutions along it
-                bi, bj, w, low = i, j, p, _FAR
-                for _ in range(BRANCH):
-                    bi += 1
-                    bj += 1
-                    if bi > qn or bj > tn:
-                        break
-                    w += matrix[tA[T0 - bj], qA[Q0 + bi]]
-                    if w < p - ydrop or w - low > ydrop or _cell_walled(bi, bj, bar, wq0, wt0, wdir, walls):
-                        break
-                    low = min(low, w)
-                    cd[n], cs[n], ck[n] = bi + bj, w, nb
-                    n += 1
-                nb += 1
-            p -= gext if op == prev else goe
-            if op == OP_D:
-                j += 1
-            else:
-                i += 1
-            d += 1
-        if _cell_walled(i, j, bar, wq0, wt0, wdir, walls):
-            return cd, cs, ck, n, False
-        cd[n], cs[n], ck[n] = d, p, -1 if op == OP_EQ or op == OP_X else -2
-        n += 1
-        prev = op
-    return cd, cs, ck, n, d == kept[0] and i == kept[6] and j == kept[7] and p == kept[5]
 
 
 @njit(cache=True, nogil=True)

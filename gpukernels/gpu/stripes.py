@@ -5,7 +5,7 @@ in order, and each decision reads and writes only target rows near its
 anchor: whether the anchor lies on a kept path (its own row), whether an
 alignment kept since its inspection meets the region its sides explored
 (:func:`~gpukernels.gpu.kept.side_dirty`), the walls along its stale
-path (:func:`~gpukernels.gpu.gapped._path_holds`), the walls a redone side
+path (:func:`~gpukernels.gpu.path_holds.path_holds`), the walls a redone side
 sweeps (rows at most its anti-diagonals away from the anchor), and the walls
 its kept path adds (rows inside those). So where the undecided anchors
 ahead fall into groups whose rows lie apart, every interleaving of the
@@ -53,9 +53,10 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
-from .gapped import (BRANCH, H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, ROUND_LOOK, _big_dirty,
-                     _big_side, _both_sides, _checked_from, _fails_path_check, _walk)
+from .gapped import (H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, ROUND_LOOK, _big_dirty, _big_side,
+                     _both_sides, _checked_from, _fails_path_check, _walk)
 from .kept import add_kept, on_kept, side_dirty
+from .path_holds import BRANCH
 from .runner import R_DIAGS
 
 #: threads walking a strand's anchors at once at most (``extend_anchors`` takes half its host threads)
@@ -81,7 +82,7 @@ class StripeEscape(Exception):
 @njit(cache=True, nogil=True)
 def _reach(r, d):
     """Anti-diagonals past the anchor that a side's decision may read rows of: its inspection's (and a
-    branch of :func:`_path_holds` past its best), or ``d`` swept by its redo."""
+    branch of :func:`~gpukernels.gpu.path_holds.path_holds` past its best), or ``d`` swept by its redo."""
     return max(max(r[R_DIAGS], r[R_FULL_DIAGS]) + BRANCH + 1, d)
 
 
