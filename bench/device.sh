@@ -14,9 +14,10 @@
 #   .carry/cpu_paf/*.paf.gz                CPU reference PAFs keyed by content (tests/gpu_reference.py)
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
 #   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
-#   .carry/jit-cache.tar.gz                optional: numba's and CuPy's caches from an earlier call's $OUT
-#                                          (the call keeps its source files' times and its path, so numba's
-#                                          entries for unchanged files load, where the host's CPU is the same)
+#   .carry/jit-cache.tar.gz                optional: numba's and CuPy's caches from an earlier call's $OUT,
+#                                          unpacked only where the package's sources are the ones they were
+#                                          built from (numba checks a function's own file, not the files of
+#                                          the functions it calls); a host with another CPU compiles anyway
 # Every call leaves $OUT/jit-cache.tar.gz for the next (copy it to .carry/ and carry it).
 # Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests;
 # REPEATS: E. coli pairs timed after the warm-up (default 3).
@@ -40,10 +41,17 @@ fi
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 JIT_DIRS="gpukernels/__pycache__ gpukernels/cpu/__pycache__ gpukernels/gpu/__pycache__ .cupy-cache"
 export CUPY_CACHE_DIR="$ROOT/.cupy-cache"
+source_sum() { find gpukernels -name '*.py' -o -name '*.cu' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16; }
 if [ -f .carry/jit-cache.tar.gz ]; then
-    tar -xzf .carry/jit-cache.tar.gz && echo "jit cache: $(find $JIT_DIRS -type f 2>/dev/null | wc -l) files from .carry"
+    built_from=$(tar -xzOf .carry/jit-cache.tar.gz .jit-source 2>/dev/null)
+    if [ -n "$built_from" ] && [ "$built_from" = "$(source_sum)" ]; then
+        tar -xzf .carry/jit-cache.tar.gz --exclude .jit-source \
+            && echo "jit cache: $(find $JIT_DIRS -type f 2>/dev/null | wc -l) files from .carry"
+    else
+        echo "jit cache: .carry's was built from other sources (${built_from:-unknown}); compiling"
+    fi
 fi
-save_jit_cache() { tar -czf "$OUT/jit-cache.tar.gz" --ignore-failed-read $JIT_DIRS 2>/dev/null; }
+save_jit_cache() { source_sum >.jit-source; tar -czf "$OUT/jit-cache.tar.gz" --ignore-failed-read .jit-source $JIT_DIRS 2>/dev/null; }
 trap save_jit_cache EXIT
 NCPU=$(nproc)
 BAC="$AVA_SHARED_DATA/bacteria"
