@@ -290,7 +290,7 @@ def test_keep_is_runs_of_and_mark_walls():
         op_off, run_off = np.zeros(3, np.int64), np.zeros(3, np.int64)
         head = np.full((t1 >> kept.BSHIFT) + 2, -1, np.int64)
         ops_all, runs, ents = kept.add_kept(ops, t0, q0, t1, q1, 7, K, cnt, op_off, np.empty(1, np.uint8), run_off,
-                                               np.empty((1, 4), np.int64), head, np.empty((1, 2), np.int64), walls)
+                                                    np.empty((1, 4), np.int64), head, np.empty((1, 2), np.int64), walls)
         assert np.array_equal(walls, want)
         assert np.array_equal(runs[:run_off[1]], np.stack(cpu_gapped.runs_of(ops, t0, q0), axis=1))
         assert np.array_equal(ops_all[:op_off[1]], ops) and cnt[0] == 1

@@ -30,6 +30,7 @@ BSHIFT = 12
 
 @njit(cache=True, nogil=True)
 def on_path(aq, at, k, K, run_off, runs):
+    """Is (aq, at) on kept alignment ``k``'s path: in its box and on one of its substitution runs?"""
     if at < K[k, 0] or at >= K[k, 1] or aq < K[k, 2] or aq >= K[k, 3]:
         return False
     a = run_off[k]
@@ -66,7 +67,7 @@ def on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 
 @njit(cache=True, nogil=True)
 def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True,
-          anchor=-1):
+             anchor=-1):
     """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
 
     ``K[k]`` holds the alignment's target and query bounds and score, and
@@ -138,6 +139,12 @@ def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, 
 
 @njit(cache=True, nogil=True)
 def in_region(lq, lt, aq, at, side, imax, jmax, kmin, kmax, dmax):
+    """Is the point (lq, lt) in the region a side of the anchor (aq, at) explored?
+
+    ``i``, ``j`` count from the anchor outwards (``side`` 0: leftwards); the
+    region is ``i <= imax``, ``j <= jmax``, ``kmin <= j - i <= kmax`` and
+    ``i + j <= dmax`` (:func:`side_dirty`).
+    """
     if side == 0:
         i = aq + 1 - lq
         j = at + 1 - lt

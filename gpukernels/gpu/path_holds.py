@@ -24,7 +24,7 @@ BRANCH = 64
 
 @njit(cache=True, nogil=True)
 def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev,
-                q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
+               q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
     """Does side ``side`` of executed anchor ``a`` keep its stale result with the walls of now, DP or not?
 
     The walls only grew since the stale run S; call the run with the walls
@@ -78,7 +78,7 @@ def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, s
                                                                 self_barrier)
     ops = store[ops_idx[a, side]:ops_idx[a, side + 1]]
     cd, cs, ck, n, ok = witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix,
-                                       gap_open + gap_ext, gap_ext, ydrop, kept)
+                                      gap_open + gap_ext, gap_ext, ydrop, kept)
     if not ok:
         return False
     # anti-diagonal by anti-diagonal: R before each, the floor tests, R summed over 1..D

@@ -185,9 +185,9 @@ def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, run
             out |= 1 << side
             continue
         touched = ((k_lo < cnt[0] and side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
-                                                  ents))
+                                                 ents))
                    or (lcnt[0] > 0 and side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead,
-                                                   lents)))
+                                                  lents)))
         if touched and _fails_path_check(a, side, held):
             out |= 1 << side
     return out
@@ -273,7 +273,7 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         if score < gappedthresh:
             continue
         lops, lruns, lents = add_kept(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, lk, lcnt, lop_off, lops,
-                                   lrun_off, lruns, lhead, lents, walls, True, a)
+                                      lrun_off, lruns, lhead, lents, walls, True, a)
         host[H_KEEP] += cycles() - c3
     return mine.shape[0], False, lops, lruns, lents, tb, tb_off, tb_lo
 
@@ -289,7 +289,7 @@ def merge_kept(perm, kk, koff, kops, K, cnt, op_off, ops_all, run_off, runs, hea
     for x in perm:
         path = kops[koff[x]:koff[x + 1]]
         ops_all, runs, ents = add_kept(path, kk[x, 0], kk[x, 2], kk[x, 1], kk[x, 3], kk[x, 4], K, cnt, op_off, ops_all,
-                                    run_off, runs, head, ents, walls, False, kk[x, 5])
+                                       run_off, runs, head, ents, walls, False, kk[x, 5])
     return ops_all, runs, ents
 
 
