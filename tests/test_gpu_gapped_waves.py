@@ -18,7 +18,7 @@ from gpukernels.cpu import gapped as cpu_gapped, relay
 from gpukernels.engine import AlignOptions, _record_bounds
 from gpukernels.gapped import WALL_SLOTS, anchor_order
 from gpukernels.genome import read_fasta
-from gpukernels.gpu import gapped as gpu_gapped, kept
+from gpukernels.gpu import gapped as gpu_gapped, kept, kept_rows
 from gpukernels.gpu.runner import DCAP
 
 from conftest import DATA
@@ -216,7 +216,7 @@ def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
     big dirty side then goes to a GPU round), 40 slots, host copies dropped for decided anchors
     at every wave (a tiny HOST_CAP), and the budget's."""
     if cap is not None:
-        monkeypatch.setattr(gpu_gapped._KeptRows, "HOST_CAP", cap)
+        monkeypatch.setattr(kept_rows.KeptRows, "HOST_CAP", cap)
     stats = _checked(tandem, slots)
     print(slots, cap, {k: stats[k] for k in ("rounds", "host_stopped", "host_why")})
     if slots == 0:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from gpukernels.gpu.gapped import _append_rows, _compact_rows, _kept_on_host
+from gpukernels.gpu.kept_rows import KeptRows, append_rows, compact_rows, kept_on_host
 from gpukernels.gpu.runner import DUMP_HEAD, KEEP_W, _keep_stride, _pack_dumps
 
 
@@ -30,13 +30,13 @@ def test_packed_rows_read_back_as_the_dumps_held():
         dumps = random_dumps(rng, 30)
         flat, at = _pack_dumps(dumps)
         host_at[rows] = -1
-        host, used = _append_rows(host, used, host_at, rows, flat, at)
+        host, used = append_rows(host, used, host_at, rows, flat, at)
         for row, dump in zip(rows, dumps):
             held.pop(row, None)
             if dump[0] >= 1:
                 held[row] = expected(dump)
     for row in range(200):
-        got = _kept_on_host(host[:used], host_at, row)
+        got = kept_on_host(host[:used], host_at, row)
         assert np.array_equal(got, held.get(row, got[:0])), row
 
 
@@ -47,25 +47,24 @@ def test_compaction_keeps_the_rows_of_undecided_anchors():
     rows = rng.permutation(80)
     flat, at = _pack_dumps(dumps)
     host_at = np.full(80, -1, dtype=np.int64)
-    host, used = _append_rows(np.empty(4, dtype=np.int32), 0, host_at, rows, flat, at)
+    host, used = append_rows(np.empty(4, dtype=np.int32), 0, host_at, rows, flat, at)
     status = rng.choice([1, 2, 4], size=40).astype(np.int8)
     want = {row: expected(dump) for row, dump in zip(rows, dumps) if status[row // 2] != 4}
-    host, used = _compact_rows(host, host_at, status)
+    host, used = compact_rows(host, host_at, status)
     assert used == sum(len(v) for v in want.values())
     for row in range(80):
         if row in want:
-            assert np.array_equal(_kept_on_host(host, host_at, row), want[row])
+            assert np.array_equal(kept_on_host(host, host_at, row), want[row])
         else:
             assert host_at[row] == -1
 
 
 def test_slots_taken_freed_and_reclaimed_keep_their_owners():
-    """The arena's slot bookkeeping (``_KeptRows``): a fresh slot is the last one freed, a side's former
+    """The arena's slot bookkeeping (``KeptRows``): a fresh slot is the last one freed, a side's former
     slot is freed when it takes another, a decided anchor's slots are reclaimed when none is free, and
     every slot is either free or held by the one side that points at it."""
-    from gpukernels.gpu.gapped import _KeptRows
     rng = np.random.default_rng(5)
-    kept = _KeptRows(24, 40)
+    kept = KeptRows(24, 40)
     status = np.zeros(20, dtype=np.int8)
     first = kept.fresh(3, status)
     assert first.tolist() == [0, 1, 2]

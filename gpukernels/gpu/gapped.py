@@ -40,7 +40,7 @@ waves, and the host keeps the sequential rule:
    A dirty side is redone with the walls of now. Most of a redone side's
    run is its y-drop tail, and most redone sides end at the same best
    cell: the device keeps each side's rows at its best and copies them back
-   (:class:`_KeptRows`), and a redo stops at the anti-diagonal of its stale
+   (:class:`KeptRows`), and a redo stops at the anti-diagonal of its stale
    best when its rows there are nowhere above the stale ones (kernel
    ``at_stale_best``, whose comment has the argument; host
    :func:`_redo_side`): the rest of the run cannot change the result. So
@@ -94,15 +94,18 @@ from ..cpu.relay import compile_traceback, relay_side, side_region
 from . import wait
 from .kernel_twin import _FAR, _not_above
 from .kept import BSHIFT, add_kept, on_kept, side_dirty
+from .kept_rows import KeptRows, kept_on_host
 from .path_holds import path_holds
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
                      R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
 
 #: anchors inspected per wave at most
 WAVE = 4096
-#: ints of the host's store of rows at the best (_KeptRows) beyond its cap: two waves' rows at the widest
+#: ints of the host's store of rows at the best (KeptRows) beyond its cap: two waves' rows at the widest
 #: (a wave's fetch that found no room grew the store, copying all of it: 20-40 ms on the wave's thread)
 KEPT_ROOM = 2 * 2 * WAVE * (DUMP_HEAD + 4 * (KEEP_W + 2))
+#: ints of the host store: the cap and two waves' rows (growing copied the whole store)
+KEPT_SIZE = KeptRows.HOST_CAP + KEPT_ROOM
 #: the host's store of rows at the best in pinned memory kept between calls, where a call has full
 #: waves (DeviceRunner.host_kept): the rows come back straight into it
 PINNED_KEPT = True
@@ -331,7 +334,7 @@ def _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_of
     average: a smaller side is redone sooner by the host's DP than by a
     round trip to the GPU, and a long narrow one too (a block's time grows
     with the anti-diagonals, the host's with the cells). A side whose stale
-    rows at its best the host holds (``rows_at``, :class:`_KeptRows`) is
+    rows at its best the host holds (``rows_at``, :class:`KeptRows`) is
     redone by the host's DP up to that best, where it nearly always stops
     (:func:`_redo_side`): its cells up to there (``R_CAB``) count, against
     ``round_cells[1]``; another's run to its end (``R_FULL_CELLS``). A round
@@ -583,7 +586,7 @@ def _traceback_batch(tb, tb_lo, tb_off, tbb, adb, bi, bj, tasks, t, q):
 def _rows_not_above(work, st, kept):
     """The kernel's ``at_stale_best`` for a host sweep standing at ``st`` (its rows in ``work``).
 
-    ``kept`` holds the stale run's rows at its best as :class:`_KeptRows`
+    ``kept`` holds the stale run's rows at its best as :class:`KeptRows`
     stores them on the host (a header, then four rows as wide as its
     ``kept[11]``).
     """
@@ -664,80 +667,16 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
     sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
              self_barrier, walls, work)
     lsc, li, lj, n1, lops, tb, tb_off, tb_lo, s1, d1 = _side_now(0, redo & 1, res_all[2 * a],
-                                                                 _kept_on_host(rows_host, rows_at, 2 * a), store,
+                                                                 kept_on_host(rows_host, rows_at, 2 * a), store,
                                                                  ops_idx[a], *sides, tb, tb_off, tb_lo)
     rsc, ri, rj, n2, rops, tb, tb_off, tb_lo, s2, d2 = _side_now(1, redo & 2, res_all[2 * a + 1],
-                                                                 _kept_on_host(rows_host, rows_at, 2 * a + 1), store,
+                                                                 kept_on_host(rows_host, rows_at, 2 * a + 1), store,
                                                                  ops_idx[a], *sides, tb, tb_off, tb_lo)
     host[9] += s1 + s2
     if redo:
         host[0] += 1
         host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
     return lsc, li, lj, lops, rsc, ri, rj, rops, n1 + n2, d1, d2, tb, tb_off, tb_lo
-
-
-@njit(cache=True, nogil=True)
-def _kept_on_host(rows_host, rows_at, row):
-    """The stale rows of side ``row`` held on the host (:class:`_KeptRows`), or an empty array."""
-    at = rows_at[row]
-    if at < 0:
-        return rows_host[:0]
-    return rows_host[at:at + DUMP_HEAD + 4 * rows_host[at + 11]]
-
-
-@njit(cache=True, nogil=True)
-def _append_rows(rows_host, used, rows_at, rows, flat, at):
-    """Append packed rows at the best (:func:`_pack_dumps`) of sides ``rows`` to the host store.
-
-    Returns the store (grown if needed) and its new use; sides whose dump
-    held no rows keep their ``rows_at``.
-    """
-    rows_host = grow(rows_host, used + flat.shape[0])
-    rows_host[used:used + flat.shape[0]] = flat
-    return rows_host, _note_rows(used, rows_at, rows, at, flat.shape[0])
-
-
-@njit(cache=True, nogil=True)
-def _note_rows(used, rows_at, rows, at, size):
-    """Sides ``rows`` hold the rows just placed at ``store[used:used + size]`` (``at`` within them; -1: none).
-
-    Returns the store's new use.
-    """
-    for k in range(rows.shape[0]):
-        if at[k] >= 0:
-            rows_at[rows[k]] = used + at[k]
-    return used + size
-
-
-@njit(cache=True, nogil=True)
-def _compact_rows(rows_host, rows_at, status):
-    """Drop the rows of decided anchors (status 4) from the host store, in place; returns it and its use.
-
-    The rows kept move towards the front in the order they lie, each to a
-    place at or before its own, so a forward copy never overwrites rows not
-    yet moved.
-    """
-    live = np.empty(rows_at.shape[0], dtype=np.int64)
-    m = 0
-    for row in range(rows_at.shape[0]):
-        if rows_at[row] < 0:
-            continue
-        if status[row // 2] == 4:
-            rows_at[row] = -1
-            continue
-        live[m] = row
-        m += 1
-    live = live[:m]
-    live = live[np.argsort(rows_at[live])]      # positions are distinct: any sort gives one order
-    used = 0
-    for row in live:
-        at = rows_at[row]
-        size = DUMP_HEAD + 4 * rows_host[at + 11]
-        for x in range(size):
-            rows_host[used + x] = rows_host[at + x]
-        rows_at[row] = used
-        used += size
-    return rows_host, used
 
 
 @njit(cache=True, nogil=True)
@@ -805,110 +744,6 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
                                        ops_all, run_off, runs, head, ents, walls, True, a)
         host[H_KEEP] += cycles() - c3
     return end, ops_all, runs, ents, tb, tb_off, tb_lo
-
-
-class _KeptRows:
-    """Which slot of the runner's arena holds each side's rows at its best cell, and their host copies.
-
-    A side's slot holds the rows of the run whose result is the side's row in
-    ``res_all``; a round passes it to the kernel as the stale run's and gives
-    the new run a fresh slot (mode 2 stops a side at its stale best where
-    the rows show the rest of the run cannot change the result). Slots of
-    decided anchors go back when none is free; without one, a side runs to
-    its end as before. The rows also come back to the host (:meth:`fetch`;
-    ``host[host_at[side]:]``, :func:`_append_rows`), where the walk redoes a
-    dirty side with the same stop (:func:`_redo_side`).
-    """
-
-    #: ints of host copies beyond which those of decided anchors are dropped (at a wave's start)
-    HOST_CAP = 1 << 24
-
-    #: ints of the host store: the cap and two waves' rows (KEPT_ROOM; growing copied the whole store)
-    SIZE = HOST_CAP + KEPT_ROOM
-
-    def __init__(self, nslots, nsides, store=None):
-        self.slot_of = np.full(nsides, -1, dtype=np.int64)
-        self.owner = np.full(nslots, -1, dtype=np.int64)
-        self.free = list(range(nslots - 1, -1, -1))
-        # ``store``: the runner's pinned one, kept between calls (the rows come back straight into it);
-        # else ordinary memory, whose pages are only taken as they are written
-        if store is None:
-            store = np.empty(self.SIZE if nslots else 0, dtype=np.int32)
-        self.host = store
-        self.host_at = np.full(nsides, -1, dtype=np.int64)
-        self.used = 0
-        #: the walk's rounds and a wave speculated beside it change slots and copies from two threads
-        self.lock = threading.RLock()
-
-    def fetch(self, runner, rows, slots):
-        """Copy the rows that sides ``rows`` just kept in ``slots`` to the host (where :data:`HOST_STOP`).
-
-        The store only grows here, so a walk that holds the store of before
-        still reads every row it had.
-        """
-        rows, slots = np.asarray(rows, dtype=np.int64), np.asarray(slots, dtype=np.int64)
-        if len(rows) and HOST_STOP:
-            # straight into the store's free end where it has room (under the lock: the walk's rounds
-            # fetch too, and a store that grew is a copy of the rows in place then)
-            with self.lock:
-                flat, at = runner.kept_rows(slots, into=self.host[self.used:])
-                if np.may_share_memory(flat, self.host):
-                    self.used = _note_rows(self.used, self.host_at, rows, at, len(flat))
-                else:
-                    self.host, self.used = _append_rows(self.host, self.used, self.host_at, rows, flat, at)
-
-    def compact(self, status):
-        """Drop the host copies of decided anchors' rows once they take more than :data:`HOST_CAP` ints.
-
-        Only between walks, with no wave speculated beside them.
-        """
-        if self.used > self.HOST_CAP:
-            with self.lock:
-                self.host, self.used = _compact_rows(self.host, self.host_at, status)
-
-    def fresh(self, count, status):
-        """``count`` free slots (-1 where none is left), reclaiming those of decided anchors if needed."""
-        with self.lock:
-            return self._fresh(count, status)
-
-    def _fresh(self, count, status):
-        if len(self.free) < count:
-            held = np.flatnonzero(self.owner >= 0)
-            done = held[status[self.owner[held] // 2] == 4]
-            self.slot_of[self.owner[done]] = -1
-            self.owner[done] = -1
-            self.free.extend(done.tolist())
-        # the last free slots, the last first (as many pops), without a Python step per slot: a wave
-        # takes thousands
-        out = np.full(count, -1, dtype=np.int64)
-        m = min(count, len(self.free))
-        if m:
-            out[:m] = self.free[len(self.free) - m:][::-1]
-            del self.free[len(self.free) - m:]
-        return out
-
-    def assign(self, rows, slots):
-        """Sides ``rows`` now hold ``slots`` (-1: none); their former slots are free."""
-        with self.lock:
-            self._assign(rows, slots)
-
-    def _assign(self, rows, slots):
-        rows = np.asarray(rows, dtype=np.int64)
-        slots = np.broadcast_to(np.asarray(slots, dtype=np.int64), rows.shape)
-        self.host_at[rows] = -1
-        old = self.slot_of[rows]
-        old = old[old >= 0]
-        self.owner[old] = -1
-        self.free.extend(old.tolist())
-        self.slot_of[rows] = slots
-        self.owner[slots[slots >= 0]] = rows[slots >= 0]
-
-    def release(self, slots):
-        """Fresh slots that no side took."""
-        with self.lock:
-            slots = np.asarray(slots, dtype=np.int64)
-            self.free.extend(slots[slots >= 0].tolist())
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1030,7 +865,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     nslots = int(getattr(runner, "keep_slots", 0))
     # a call of full waves keeps its store pinned between calls (allocating it costs about 0.1 s once)
     pinned = PINNED_KEPT and nslots and n >= width and hasattr(runner, "host_kept")
-    kept = _KeptRows(nslots, 2 * n, runner.host_kept(_KeptRows.SIZE) if pinned else None)
+    kept = KeptRows(nslots, 2 * n, runner.host_kept(KEPT_SIZE) if pinned else None, KEPT_SIZE)
     band_all = np.zeros(2 * n, dtype=np.int64)
     ops_idx = np.zeros((n, 3), dtype=np.int64)
     store = _STORES.take(1 << 16, np.uint8) if POOL_STORES else np.empty(1 << 16, np.uint8)
@@ -1104,7 +939,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
             kept.assign(rows, np.where(ok, fresh, -1))
             kept.release(fresh[~ok])
-            kept.fetch(runner, rows[ok], fresh[ok])
+            if HOST_STOP:
+                kept.fetch(runner, rows[ok], fresh[ok])
         c2 = clock()
         with lock:
             stats["inspect_s"] += c2 - c1
@@ -1613,7 +1449,8 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         c0 = clock()
         flat, lens = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
                                     res_all[srow, R_BI], res_all[srow, R_BJ], wide, keep)
-        kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
+        if HOST_STOP:
+            kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
         exec_s += c1 - c0
         # run ascends, so the batches' columns follow the sides' order

@@ -452,7 +452,7 @@ class DeviceRunner:
         anti-diagonal rows (kernel mode 2); ``ydrop_pack`` then packs the
         tracebacks up to the best cells, so one copy brings them back.
         ``slots`` (ntasks, 2): the slot where each task keeps its rows at its
-        best, and the slot of its stale run's (-1: none), :class:`_KeptRows`.
+        best, and the slot of its stale run's (-1: none), :class:`~gpukernels.gpu.kept_rows.KeptRows`.
         ``dcap``: the anti-diagonals past which a side is abandoned (none by default).
         Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb))``: the packed
         tracebacks and where each task's starts (:func:`_packed_bases`; valid
@@ -495,7 +495,7 @@ class DeviceRunner:
         its anti-diagonal rows at ``adb``; ``ydrop_trace`` then walks them
         back on the device, one thread per task, so only the columns come
         back. ``keep``: the slot where each task keeps its rows at its best
-        (-1: none), :class:`_KeptRows`.
+        (-1: none), :class:`~gpukernels.gpu.kept_rows.KeptRows`.
         """
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
