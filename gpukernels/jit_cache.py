@@ -41,15 +41,23 @@ def index_paths(functions):
     return paths
 
 
+def missing_index(backend):
+    """The path of an index file numba's cache lacks for one of the ``backend``'s heavy functions, or None."""
+    for path in index_paths(_heavy_functions(backend)):
+        if path is not None and not os.path.exists(path):
+            return path
+    return None
+
+
 def cold(backend):
     """True when numba's cache holds no index for one of the ``backend``'s heavy functions (a first run)."""
-    return any(p is not None and not os.path.exists(p) for p in index_paths(_heavy_functions(backend)))
+    return missing_index(backend) is not None
 
 
 def note_first_compile(backend):
     """Log, before the stages run, that this run compiles the host code where numba's cache lacks it."""
-    if not cold(backend):
-        return
-    folder = os.path.dirname(next(p for p in index_paths(_heavy_functions(backend)) if p is not None))
-    log.info("first run of this installation: numba compiles the host code once (about %d s on the %s "
-             "backend); later runs load it from its cache in %s", FIRST_COMPILE_S[backend], backend, folder)
+    missing = missing_index(backend)
+    if missing is not None:
+        log.info("first run of this installation: numba compiles the host code once (about %d s on the %s "
+                 "backend); later runs load it from its cache in %s", FIRST_COMPILE_S[backend], backend,
+                 os.path.dirname(missing))
