@@ -316,7 +316,8 @@ def _fails_path_check(a, side, held):
 
 def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
                   t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
-    """The arguments of :func:`~gpukernels.gpu.path_holds.path_holds` past the anchor and side, as one tuple for the dirty checks.
+    """The arguments of :func:`~gpukernels.gpu.path_holds.path_holds` past the anchor and side, as one tuple
+    for the dirty checks.
 
     Built on the host once per walk or round (a plain tuple: the compiled checks take it as it is).
     """
@@ -466,8 +467,9 @@ def _long_batch(a, end, cap, apart, stamp, status, res_all, anchor_q, anchor_t, 
         if on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
             status[b] = 4
             continue
-        if _near_taken(b, sel, taken, anchor_q, anchor_t, apart) or _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
-                                head, ents, held):
+        if _near_taken(b, sel, taken, anchor_q, anchor_t, apart) or _dirty_sides(b, stamp, res_all, anchor_q,
+                                                                                anchor_t, K, cnt, op_off, ops_all,
+                                                                                run_off, runs, head, ents, held):
             continue
         sel[taken] = b
         taken += 1
