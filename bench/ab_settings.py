@@ -157,7 +157,8 @@ def main(argv=None):
                 for m, n, v in reversed(saved):
                     setattr(m, n, v)
     print()
-    print("| settings | pairs | mean per pair (s) | median | min | max | against the first (median ratio, 95 % interval) |")
+    print("| settings | pairs | mean per pair (s) | median | min | max "
+          "| against the first (median ratio, 95 % interval) |")
     print("|---|---|---|---|---|---|---|")
     for text, n, mean, median, low, high, against in summary_rows(times):
         print(f"| {text or 'defaults'} | {n} | {mean:.3f} | {median:.3f} | {low:.3f} | {high:.3f} | {against} |")
