@@ -54,3 +54,30 @@ def summary_rows(times):
         rows.append((name, len(secs), float(secs.mean()), float(np.median(secs)), float(secs.min()),
                      float(secs.max()), against))
     return rows
+
+
+def prev_summary(lines):
+    """The line ``bench/device.sh``'s part ``prev`` ends with, from its log lines, or None.
+
+    Each log line is a tree (``.carry/prev``, the session's start, or ``.``,
+    this tree) and the last row of one ``ab_settings.py`` process
+    (``| settings | pairs | mean | ...``); the trees alternate, so the i-th
+    process of each ran next to the other's: the ratio of their means, over
+    the rounds.
+    """
+    means = {}
+    for line in lines:
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) > 4 and cols[2].isdigit():
+            means.setdefault(cols[0], []).append(float(cols[3]))
+    if ".carry/prev" not in means or "." not in means:
+        return None
+    med, lo, hi = median_interval(paired_ratios(means[".carry/prev"], means["."]))
+    return f"this tree / the session's start: {med:.3f} [{lo:.3f}, {hi:.3f}] over {len(means['.'])} rounds"
+
+
+if __name__ == "__main__":
+    import sys
+
+    with open(sys.argv[1]) as fh:
+        print(prev_summary(fh) or "no rounds of both trees")

@@ -116,19 +116,7 @@ part_prev() {
         done
     done | tee "$OUT/prev.log"
     # each round's two processes ran next to each other: the ratio of their means, over the rounds
-    python3 - "$OUT/prev.log" <<'EOF'
-import sys
-sys.path.insert(0, "bench")
-from ab_stats import median_interval, paired_ratios
-means = {}
-for line in open(sys.argv[1]):
-    cols = [c.strip() for c in line.split("|")]
-    if len(cols) > 4 and cols[2].isdigit():
-        means.setdefault(cols[0], []).append(float(cols[3]))
-if ".carry/prev" in means and "." in means:
-    med, lo, hi = median_interval(paired_ratios(means[".carry/prev"], means["."]))
-    print(f"this tree / the session's start: {med:.3f} [{lo:.3f}, {hi:.3f}] over {len(means['.'])} rounds")
-EOF
+    python3 bench/ab_stats.py "$OUT/prev.log"
 }
 
 part_peers() {

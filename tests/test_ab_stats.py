@@ -37,3 +37,22 @@ def test_summary_rows_against_the_first():
     name, n, mean, median, low, high, against = rows[1]
     assert n == 3 and median == pytest.approx(0.416) and low == pytest.approx(0.40) and high == pytest.approx(0.48)
     assert against == "0.800 [0.800, 0.800]" and rows[0][6] == "1.000"
+
+
+def test_prev_summary_pairs_the_trees_round_by_round():
+    log = [".carry/prev | defaults | 3 | 0.500 | 0.49 | 0.51 |",
+           ".           | defaults | 3 | 0.450 | 0.44 | 0.46 | 1.000 |",
+           ".carry/prev | defaults | 3 | 0.600 | 0.59 | 0.61 |",
+           ".           | defaults | 3 | 0.540 | 0.53 | 0.55 | 1.000 |",
+           "something else"]
+    assert ab_stats.prev_summary(log) == "this tree / the session's start: 0.900 [0.900, 0.900] over 2 rounds"
+    assert ab_stats.prev_summary(log[:1]) is None
+
+
+def test_bench_shell_scripts_parse():
+    """The device's scripts fail on the device only, at a cost of its time: bash -n checks them here."""
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parents[1]
+    for script in sorted((root / "bench").glob("*.sh")):
+        res = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+        assert res.returncode == 0, (script.name, res.stderr)
