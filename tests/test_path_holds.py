@@ -80,10 +80,10 @@ def _holds(t, q, right, aq, at, walls, barrier, ops, keep):
     ops_idx = np.array([[0, 0, n]] if side else [[0, n, n]], dtype=np.int64)
     rows_at = np.full(2, -1, dtype=np.int64)
     rows_at[side] = 0
-    return path_holds.path_holds(0, side, True, np.array([2], np.int8), np.array([aq]), np.array([at]), keep, rows_at, store,
-                          ops_idx, walls, t, q, t[::-1].copy(), q[::-1].copy(), np.array([0]), np.array([len(t)]),
-                          np.array([0]), np.array([len(q)]), barrier, MATRIX, SC.gap_open, SC.gap_extend, SC.ydrop,
-                          np.zeros(11, np.int64))
+    return path_holds.path_holds(0, side, True, np.array([2], np.int8), np.array([aq]), np.array([at]), keep,
+                                 rows_at, store, ops_idx, walls, t, q, t[::-1].copy(), q[::-1].copy(), np.array([0]),
+                                 np.array([len(t)]), np.array([0]), np.array([len(q)]), barrier, MATRIX,
+                                 SC.gap_open, SC.gap_extend, SC.ydrop, np.zeros(11, np.int64))
 
 
 @pytest.mark.parametrize("seed, indels", [(s, 0.002) for s in range(6)] + [(s, 0.01) for s in range(6, 9)])
