@@ -138,3 +138,13 @@ def test_no_walls_hold_when_the_best_is_on_the_path():
         results.append(_holds(t, q, True, aq, at, walls, False, ops, keep))
     print(sum(results), len(results))
     assert sum(results) > 0
+
+
+def test_by_antidiagonal_is_the_stable_sort_cut_at_its_end():
+    """The counting sort gives a stable sort's order of the witnesses up to ``dmax``, and drops the rest."""
+    rng = np.random.default_rng(5)
+    for n, dmax in ((0, 0), (1, 0), (50, 10), (400, 300), (400, 1000)):
+        cd = rng.integers(0, 400, n + 7).astype(np.int64)
+        want = np.argsort(cd[:n], kind="stable")
+        want = want[cd[want] <= dmax]
+        assert np.array_equal(path_holds.by_antidiagonal(cd, n, dmax), want)
