@@ -15,10 +15,11 @@
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
 #   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
 #   .carry/jit-cache.tar.gz                optional: numba's and CuPy's caches from an earlier call's $OUT,
+#                                          (.carry/jit-cache-prev.tar.gz: numba's for .carry/prev, part prev)
 #                                          unpacked only where the package's sources are the ones they were
 #                                          built from (numba checks a function's own file, not the files of
 #                                          the functions it calls); a host with another CPU compiles anyway
-# Every call leaves $OUT/jit-cache.tar.gz for the next (copy it to .carry/ and carry it).
+# Every call leaves $OUT/jit-cache.tar.gz (and -prev) for the next (copy them to .carry/ and carry them).
 # Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests;
 # REPEATS: E. coli pairs timed after the warm-up (default 3).
 set -uo pipefail
@@ -42,17 +43,30 @@ export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 JIT_DIRS="gpukernels/__pycache__ gpukernels/cpu/__pycache__ gpukernels/gpu/__pycache__ .cupy-cache"
 export CUPY_CACHE_DIR="$ROOT/.cupy-cache"
 source_sum() { find gpukernels -name '*.py' -o -name '*.cu' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16; }
-if [ -f .carry/jit-cache.tar.gz ]; then
-    built_from=$(tar -xzOf .carry/jit-cache.tar.gz .jit-source 2>/dev/null)
-    if [ -n "$built_from" ] && [ "$built_from" = "$(source_sum)" ]; then
-        tar -xzf .carry/jit-cache.tar.gz --exclude .jit-source \
-            && echo "jit cache: $(find $JIT_DIRS -type f 2>/dev/null | wc -l) files from .carry"
+# load_jit_cache TREE TARBALL: unpack TARBALL's caches into TREE where TREE's sources are the ones they were built from
+load_jit_cache() {
+    [ -f "$2" ] || return 0
+    local built_from
+    built_from=$(tar -xzOf "$2" .jit-source 2>/dev/null)
+    if [ -n "$built_from" ] && [ "$built_from" = "$(cd "$1" && source_sum)" ]; then
+        tar -xzf "$2" -C "$1" --exclude .jit-source \
+            && echo "jit cache: $(cd "$1" && find $JIT_DIRS -type f 2>/dev/null | wc -l) files from $2"
     else
-        echo "jit cache: .carry's was built from other sources (${built_from:-unknown}); compiling"
+        echo "jit cache: $2 was built from other sources (${built_from:-unknown}); compiling"
     fi
-fi
-save_jit_cache() { source_sum >.jit-source; tar -czf "$OUT/jit-cache.tar.gz" --ignore-failed-read .jit-source $JIT_DIRS 2>/dev/null; }
-trap save_jit_cache EXIT
+}
+# save_jit_cache TREE TARBALL: TREE's caches with the hash of its sources
+save_jit_cache() {
+    (cd "$1" && source_sum >.jit-source && tar -czf "$2" --ignore-failed-read .jit-source $JIT_DIRS 2>/dev/null)
+}
+load_jit_cache . .carry/jit-cache.tar.gz
+# the session's start (part prev) has caches of its own: numba keys them by its files
+[ -d .carry/prev/gpukernels ] && load_jit_cache .carry/prev .carry/jit-cache-prev.tar.gz
+save_jit_caches() {
+    save_jit_cache . "$OUT/jit-cache.tar.gz"
+    [ -d .carry/prev/gpukernels ] && save_jit_cache .carry/prev "$OUT/jit-cache-prev.tar.gz"
+}
+trap save_jit_caches EXIT
 NCPU=$(nproc)
 BAC="$AVA_SHARED_DATA/bacteria"
 T="$BAC/E.Coli_MG1655-K12.fa.gz"; Q="$BAC/E.Coli_DH1.fa.gz"
