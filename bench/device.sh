@@ -7,7 +7,7 @@
 #                                       tests bench peers others; parts run in the order given)
 #   prev: the session's start, a copy of its gpukernels/ and bench/ in .carry/prev (`git archive START
 #   gpukernels bench | tar -x -C .carry/prev`), against this tree on E. coli, one process of REPEATS pairs
-#   each, alternated PREV_ROUNDS times (default 2)
+#   each, alternated PREV_ROUNDS times (default 2); PREV_T and PREV_Q: another pair than E. coli
 #
 # Carried (run's carry list [".carry", ".whl"]):
 #   .carry/data/{bacteria,fungi}/*.fa.gz   genomes (AVA_SHARED_DATA points here)
@@ -121,11 +121,11 @@ part_saureus() {
 
 part_prev() {
     if [ ! -d .carry/prev/gpukernels ]; then echo "== prev: no .carry/prev"; return; fi
-    echo "== the session's start (.carry/prev) against this tree (E. coli, bench/ab_settings.py)"
+    echo "== the session's start (.carry/prev) against this tree ($(basename "${PREV_T:-$T}") x $(basename "${PREV_Q:-$Q}"), bench/ab_settings.py)"
     for r in $(seq "${PREV_ROUNDS:-2}"); do
         for tree in .carry/prev .; do
             printf '%-12s' "$tree"
-            (cd "$tree" && PYTHONPATH="$PWD" timeout "$T_BENCH" python3 bench/ab_settings.py "$T" "$Q" \
+            (cd "$tree" && PYTHONPATH="$PWD" timeout "$T_BENCH" python3 bench/ab_settings.py "${PREV_T:-$T}" "${PREV_Q:-$Q}" \
                 --repeats "${REPEATS:-3}" --rounds 1 "" 2>&1 | tail -1)
         done
     done | tee "$OUT/prev.log"
