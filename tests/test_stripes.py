@@ -83,7 +83,8 @@ def test_stripes_stop_for_rounds(monkeypatch):
 @pytest.mark.parametrize("least", [1, 3])
 def test_stripes_stop_for_rounds_of_sides_with_host_rows(least, monkeypatch):
     """Dirty sides whose rows the host holds sent to rounds as well (all of them, or where 3 of a
-    stripe's next anchors have one, _stripe_cluster_ahead): the sequential rule's result, in its order."""
+    stripe's next anchors have one, gapped._cluster_ahead over its own anchors): the sequential rule's
+    result, in its order."""
     monkeypatch.setattr(stripes, "STRIPE_MIN", 1)
     args = tandem_inputs()
     ref = cpu_gapped.extend_anchors(*args)

@@ -262,7 +262,8 @@ def _choose_exec(idx, status, res_all, mem, sel):
 
 
 @njit(cache=True, nogil=True)
-def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, held):
+def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents, held,
+                 own=None):
     """Sides of anchor ``a`` (bit 1 left, bit 2 right) whose result an alignment kept since its inspection may change.
 
     A side is dirty when such an alignment touches its region
@@ -273,9 +274,16 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
     about the same anchors): a side found clean is checked next time only
     against the alignments kept since, and a dirty side stays dirty until it
     is inspected again.
+
+    ``own``: a stripe's own kept alignments (``lk, lcnt, lop_off, lops,
+    lrun_off, lruns, lhead, lents``, :func:`~gpukernels.gpu.stripes.walk_stripe`),
+    all of them checked too; the remembered answers are then read, not
+    written (the stripe's numbering is its own, and the other stripes read
+    the shared answers).
     """
-    if stamp[a] >= cnt[0]:
+    if own is None and stamp[a] >= cnt[0]:
         return 0
+    aq, at = anchor_q[a], anchor_t[a]
     out = 0
     for side in range(2):
         r = res_all[2 * a + side]
@@ -283,15 +291,20 @@ def _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
         if k_lo < 0:
             out |= 1 << side
             continue
-        if k_lo >= cnt[0]:
-            continue
-        dirty = (side_dirty(anchor_q[a], anchor_t[a], side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
-                 and _fails_path_check(a, side, held))
-        if dirty:
-            r[R_CHECKED] = -(stamp[a] + 1)
-            out |= 1 << side
+        if own is None:
+            if k_lo >= cnt[0]:
+                continue
+            touched = side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head, ents)
         else:
-            r[R_CHECKED] = cnt[0]
+            touched = ((k_lo < cnt[0] and side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
+                                                     ents))
+                       or (own[1][0] > 0 and side_dirty(aq, at, side, r, 0, own[0], own[2], own[3], own[4], own[5],
+                                                        own[6], own[7])))
+        dirty = touched and _fails_path_check(a, side, held)
+        if own is None:
+            r[R_CHECKED] = -(stamp[a] + 1) if dirty else cnt[0]
+        if dirty:
+            out |= 1 << side
     return out
 
 
@@ -372,28 +385,35 @@ def _big_side(a, redo, round_cells, res_all, rows_at):
 
 
 @njit(cache=True, nogil=True)
-def _cluster_ahead(a, end, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                   run_off, runs, head, ents, held):
-    """Do at least ``round_cells[2]`` anchors of ``[a, a + ROUND_LOOK)`` have a big dirty side (a's included)?
+def _cluster_ahead(ahead, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off,
+                   runs, head, ents, held, own=None):
+    """Do at least ``round_cells[2]`` anchors have a big dirty side: the walk's anchor and those of ``ahead``?
 
-    Where the only big dirty sides of anchor ``a`` are ones whose rows the
+    Where the only big dirty sides of an anchor are ones whose rows the
     host holds (:func:`_big_side` 2), a round pays only with others: the
     host redoes such a side inside its stripe, beside the other stripes,
-    where a round stops them all. Reads the undecided anchors ahead as
-    :func:`_gather` would take them (the dirty checks remember their
-    answers, as there).
+    where a round stops them all. ``ahead`` are the next anchors the walk
+    would take (the undecided ones of the next :data:`ROUND_LOOK` - 1, as
+    :func:`_gather` would take them; in a stripe, of its own, with its
+    ``own`` alignments as :func:`_dirty_sides` takes them). The dirty
+    checks remember their answers, as there (a stripe's read them only).
     """
     need = round_cells[2] - 1
     rows_at = held[5]
-    for b in range(a + 1, min(end, a + ROUND_LOOK)):
+    for b in ahead:
         if need <= 0:
             break
-        if status[b] != 2 or stamp[b] >= cnt[0] or not _big_side(b, 3, round_cells, res_all, rows_at):
+        if status[b] != 2 or not _big_side(b, 3, round_cells, res_all, rows_at):
             continue
-        if on_kept(anchor_q[b], anchor_t[b], 0, K, run_off, runs, head, ents):
+        aq, at = anchor_q[b], anchor_t[b]
+        if own is None:
+            if stamp[b] >= cnt[0] or on_kept(aq, at, 0, K, run_off, runs, head, ents):
+                continue
+        elif on_kept(aq, at, 0, K, run_off, runs, head, ents) or on_kept(aq, at, 0, own[0], own[4], own[5], own[6],
+                                                                          own[7]):
             continue
-        redo = _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
-                            ents, held)
+        redo = _dirty_sides(b, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents,
+                            held, own)
         if _big_side(b, redo, round_cells, res_all, rows_at):
             need -= 1
     return need <= 0
@@ -721,8 +741,9 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if st == 2:
             redo, big = _big_dirty(a, round_cells, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
                                    run_off, runs, head, ents, held)
-            if big == 2 and not _cluster_ahead(a, end, round_cells, status, stamp, res_all, anchor_q, anchor_t, K,
-                                               cnt, op_off, ops_all, run_off, runs, head, ents, held):
+            if big == 2 and not _cluster_ahead(np.arange(a + 1, min(end, a + ROUND_LOOK)), round_cells, status, stamp,
+                                               res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs,
+                                               head, ents, held):
                 big = 0
             if big:
                 return a, ops_all, runs, ents, tb, tb_off, tb_lo

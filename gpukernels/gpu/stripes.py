@@ -54,8 +54,8 @@ from numba import njit
 from ..cpu import gapped as cg
 from ..cpu.cycles import cycles
 from .gapped import (H_CHECK, H_KEEP, H_KEPT, H_N, H_SIDES, R_FULL_DIAGS, ROUND_LOOK, _big_dirty, _big_side,
-                     _both_sides, _checked_from, _fails_path_check, _walk)
-from .kept import add_kept, on_kept, side_dirty
+                     _both_sides, _cluster_ahead, _dirty_sides, _walk)
+from .kept import add_kept, on_kept
 from .path_holds import BRANCH
 from .runner import R_DIAGS
 
@@ -173,50 +173,6 @@ def plan_stripes(pos, end, status, res_all, anchor_t, t_lo, t_hi, nrows, margin,
 
 
 @njit(cache=True, nogil=True)
-def _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt, lop_off,
-                lops, lrun_off, lruns, lhead, lents, held):
-    """:func:`gapped._dirty_sides` of a stripe: the shared alignments kept since the inspection and all the
-    stripe's own; the remembered answers are read, not written (the stripe's numbering is its own)."""
-    out = 0
-    for side in range(2):
-        r = res_all[2 * a + side]
-        k_lo = _checked_from(a, side, stamp, res_all)
-        if k_lo < 0:
-            out |= 1 << side
-            continue
-        touched = ((k_lo < cnt[0] and side_dirty(aq, at, side, r, k_lo, K, op_off, ops_all, run_off, runs, head,
-                                                 ents))
-                   or (lcnt[0] > 0 and side_dirty(aq, at, side, r, 0, lk, lop_off, lops, lrun_off, lruns, lhead,
-                                                  lents)))
-        if touched and _fails_path_check(a, side, held):
-            out |= 1 << side
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _stripe_cluster_ahead(x, mine, round_cells, status, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all,
-                          run_off, runs, head, ents, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents, held):
-    """:func:`gapped._cluster_ahead` of a stripe: over its own next anchors ``mine[x:x + ROUND_LOOK]``, with
-    :func:`_dirty_here`'s checks (which write nothing: the other stripes read the shared answers)."""
-    need = round_cells[2] - 1
-    rows_at = held[5]
-    for y in range(x + 1, min(mine.shape[0], x + ROUND_LOOK)):
-        if need <= 0:
-            break
-        b = mine[y]
-        if status[b] != 2 or not _big_side(b, 3, round_cells, res_all, rows_at):
-            continue
-        aq, at = anchor_q[b], anchor_t[b]
-        if on_kept(aq, at, 0, K, run_off, runs, head, ents) or on_kept(aq, at, 0, lk, lrun_off, lruns, lhead, lents):
-            continue
-        redo = _dirty_here(b, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt,
-                           lop_off, lops, lrun_off, lruns, lhead, lents, held)
-        if _big_side(b, redo, round_cells, res_all, rows_at):
-            need -= 1
-    return need <= 0
-
-
-@njit(cache=True, nogil=True)
 def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t, t, q, t_lo, t_hi, matrix, gap_open,
                 gap_ext, gappedthresh, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor_cells, work,
                 tb, tb_off, tb_lo, round_cells, held, lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents):
@@ -244,12 +200,13 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         if kept_path:
             status[a] = 4
             continue
-        redo = _dirty_here(a, stamp, res_all, aq, at, K, cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt,
-                           lop_off, lops, lrun_off, lruns, lhead, lents, held)
+        own = (lk, lcnt, lop_off, lops, lrun_off, lruns, lhead, lents)
+        redo = _dirty_sides(a, stamp, res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head, ents,
+                            held, own)
         big = _big_side(a, redo, round_cells, res_all, rows_at)
-        if big == 2 and not _stripe_cluster_ahead(x, mine, round_cells, status, stamp, res_all, anchor_q, anchor_t, K,
-                                                  cnt, op_off, ops_all, run_off, runs, head, ents, lk, lcnt, lop_off,
-                                                  lops, lrun_off, lruns, lhead, lents, held):
+        if big == 2 and not _cluster_ahead(mine[x + 1:min(mine.shape[0], x + ROUND_LOOK)], round_cells, status, stamp,
+                                           res_all, anchor_q, anchor_t, K, cnt, op_off, ops_all, run_off, runs, head,
+                                           ents, held, own):
             big = 0
         if big:
             return x, False, lops, lruns, lents, tb, tb_off, tb_lo
