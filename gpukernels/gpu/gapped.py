@@ -201,10 +201,14 @@ _MAXLEN = 1 << 30
 #: end (a side stopped at its stale best keeps the stale run's), which size its next round
 R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 
-#: the walk's cycle sums in its ``host`` counts, after the 11 counts of _walk and path_holds: each anchor's
-#: test of lying on a kept path, its dirty checks (and of them the path checks, path_holds, rounds' look-ahead
-#: included), its sides (GPU results taken or redone on the host) and its keep
-H_KEPT, H_CHECK, H_HOLDS, H_SIDES, H_KEEP, H_N = 11, 12, 13, 14, 15, 16
+#: the count in the walk's ``host`` counts, after the 11 counts of _walk and path_holds, of the sides the host
+#: redid that came out as the GPU's stale result had them (score, best cell and columns): where most do,
+#: a stronger proof than path_holds would spare their DP
+H_SAME = 11
+#: the walk's cycle sums in its ``host`` counts, after those: each anchor's test of lying on a kept path, its
+#: dirty checks (and of them the path checks, path_holds, rounds' look-ahead included), its sides (GPU results
+#: taken or redone on the host) and its keep
+H_KEPT, H_CHECK, H_HOLDS, H_SIDES, H_KEEP, H_N = 12, 13, 14, 15, 16, 17
 
 #: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
 _LAST = threading.local()
@@ -674,9 +678,21 @@ def _side_now(right, redo, r, kept, store, idx, t, q, t_rev, q_rev, aq, at, t_lo
 
 
 @njit(cache=True, nogil=True)
-def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
+def _same_as_stale(sc, i, j, ops, r, stale_ops):
+    """Did a side redone on the host come out as its stale GPU result (row ``r``, columns ``stale_ops``)?"""
+    if sc != r[R_BEST] or i != r[R_BI] or j != r[R_BJ] or ops.shape[0] != stale_ops.shape[0]:
+        return False
+    for k in range(ops.shape[0]):
+        if ops[k] != stale_ops[k]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo, stale):
     """Both sides of anchor ``a`` as the walk takes them (:func:`_side_now`; ``redo``: bit 1 the left side
-    redone, bit 2 the right), counted in the walk's counters (``held``'s last).
+    redone, bit 2 the right), counted in the walk's counters (``held``'s last; ``stale``: the anchor has
+    GPU results, against which its redone sides are counted in ``H_SAME``).
 
     Returns the left side's best score, cell and columns, the right side's,
     the cells of both, each side's anti-diagonals swept by a redo, and the grown
@@ -698,6 +714,11 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo):
     if redo:
         host[0] += 1
         host[1] += (n1 if redo & 1 else 0) + (n2 if redo & 2 else 0)
+        idx = ops_idx[a]
+        if stale and redo & 1 and _same_as_stale(lsc, li, lj, lops, res_all[2 * a], store[idx[0]:idx[1]]):
+            host[H_SAME] += 1
+        if stale and redo & 2 and _same_as_stale(rsc, ri, rj, rops, res_all[2 * a + 1], store[idx[1]:idx[2]]):
+            host[H_SAME] += 1
     return lsc, li, lj, lops, rsc, ri, rj, rops, n1 + n2, d1, d2, tb, tb_off, tb_lo
 
 
@@ -752,7 +773,8 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         c2 = cycles()
         host[H_CHECK] += c2 - c1
         lsc, li, lj, lops, rsc, ri, rj, rops, cells, _, _, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held,
-                                                                                            work, tb, tb_off, tb_lo)
+                                                                                            work, tb, tb_off, tb_lo,
+                                                                                            st == 2)
         anchor_cells[a] = cells
         c3 = cycles()
         host[H_SIDES] += c3 - c2
@@ -1372,6 +1394,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["band_retries"] = getattr(runner, "band_retries", 0)
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["path_held"] = int(host[10])
+    stats["redone_same"] = int(host[H_SAME])
     stats["walk_cycles"] = dict(zip(("on_kept", "dirty", "path_holds", "sides", "keep"),
                                     (host[H_KEPT:H_N] / 1e6).round(1).tolist()))
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),

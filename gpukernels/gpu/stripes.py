@@ -213,7 +213,8 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         c2 = cycles()
         host[H_CHECK] += c2 - c1
         lsc, li, lj, lpath, rsc, ri, rj, rpath, cells, d1, d2, tb, tb_off, tb_lo = _both_sides(a, redo, res_all, held,
-                                                                                                work, tb, tb_off, tb_lo)
+                                                                                                work, tb, tb_off, tb_lo,
+                                                                                                True)
         host[H_SIDES] += cycles() - c2
         lo, hi = _rows(a, d1, d2, 0, res_all, anchor_t, t_lo, t_hi)
         if lo < row_lo or hi >= row_hi:
