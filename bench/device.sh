@@ -15,10 +15,10 @@
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers
 #   .whl/*.whl                             wheels the machine lacks (snakemake, for the workflow bench)
 #   .carry/jit-cache.tar.gz                optional: numba's and CuPy's caches from an earlier call's $OUT,
-#                                          (.carry/jit-cache-prev.tar.gz: numba's for .carry/prev, part prev)
 #                                          unpacked only where the package's sources are the ones they were
 #                                          built from (numba checks a function's own file, not the files of
 #                                          the functions it calls); a host with another CPU compiles anyway
+#   .carry/jit-cache-prev.tar.gz           optional: the same for .carry/prev (part prev), by its own sources
 # Every call leaves $OUT/jit-cache.tar.gz (and -prev) for the next (copy them to .carry/ and carry them).
 # Time limits (seconds) per part: T_TESTS T_BENCH T_LASTZ1 T_PEERS T_OTHERS; PYTEST_K selects tests;
 # REPEATS: E. coli pairs timed after the warm-up (default 3).
