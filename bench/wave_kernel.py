@@ -189,9 +189,12 @@ def main(argv=None):
     run = np.flatnonzero(ds > 0)
     h_tbb = np.concatenate([[0], np.cumsum(cab[run])[:-1]])
     h_adb = np.concatenate([[0], np.cumsum(ds[run] + 1)[:-1]])
-    whole = timed(lambda: runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb,
-                                         int(cab[run].sum()), int((ds[run] + 1).sum()), r[run, gr.R_BI],
-                                         r[run, gr.R_BJ]), exec_walls)
+    def whole_execution(routes):
+        return lambda: runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb, int(cab[run].sum()),
+                                      int((ds[run] + 1).sum()), r[run, gr.R_BI], r[run, gr.R_BJ], routes=routes)
+
+    whole = timed(whole_execution(True), exec_walls)
+    bare = timed(whole_execution(False), exec_walls)
     # the executor's longest chains: the sides with the most warp steps (anti-diagonals plus 32-cell
     # steps), alone in a warp launch and in one block each (ydrop_wide), and the wave without them
     steps = gr._exec_steps(ds, np.concatenate([[0], np.cumsum(cab)[:-1]]), int(cab.sum()))
@@ -215,7 +218,8 @@ def main(argv=None):
     print(f"{n} tasks at band {band}: {total:,} cells, {int(cab.sum()):,} up to the best "
           f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms (ydrop's mode 1 "
           f"{ms32:.2f} ms); "
-          f"execution with the walk back and copies {whole:.2f} ms (longest best anti-diagonal {int(ds.max()):,})")
+          f"execution with the walk back and copies {whole:.2f} ms, without the records' routes {bare:.2f} ms "
+          f"(longest best anti-diagonal {int(ds.max()):,})")
     if args.profile:
         cp.cuda.profiler.start()
         inspector(runner.walls, runner.nslot)()

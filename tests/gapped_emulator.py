@@ -15,7 +15,7 @@ import numpy as np
 from gpukernels.cpu.gapped import _flat_matrix
 from gpukernels.cpu.relay import speculative_chunk
 from gpukernels.gpu.gapped import _traceback_batch
-from gpukernels.gpu.kernel_twin import side_dp as _task
+from gpukernels.gpu.kernel_twin import routes_batch, side_dp as _task
 from gpukernels.gpu.runner import (DCAP, R_CAB, R_N, WARP_SLACK, WIDE_BAND, _keep_stride, _pack_dumps, _packed_bases,
                                    keep_slots)
 
@@ -142,14 +142,19 @@ class EmuRunner:
         band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)
         return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1])
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)
         tb_lo = np.zeros(max(ad_total, 1), dtype=np.int32)
         tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)
+        rec = np.full(max(ad_total, 1), -1, dtype=np.int32)
         self.launches += 1
         for x, tk in enumerate(tasks):
             _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
                   band[x] if wide else band[x] - WARP_SLACK, 1, dstop[x], tb, tbb[x], tb_lo, tb_off, adb[x],
-                  keep=self._slot(keep[x]) if keep is not None else None)
+                  keep=self._slot(keep[x]) if keep is not None else None, rec=rec)
         # the device walks the tracebacks back itself (ydrop_trace): the host's walk gives the same columns
-        return _traceback_batch(tb, tb_lo, tb_off, tbb, adb, np.asarray(bi), np.asarray(bj), tasks, self.t, self.q)
+        flat, lens = _traceback_batch(tb, tb_lo, tb_off, tbb, adb, np.asarray(bi), np.asarray(bj), tasks, self.t,
+                                      self.q)
+        if not routes:
+            return flat, lens, np.zeros(0, dtype=np.uint8), np.full(len(lens), -1, dtype=np.int64)
+        return (flat, lens) + routes_batch(tb, tb_lo, tb_off, rec, tbb, adb, np.asarray(bi), np.asarray(bj))

@@ -297,19 +297,20 @@ def test_executor_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
         flat, at = self.kept_rows(slots)
         return flat.copy(), at
 
-    def both(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
-        args = (tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide, keep)
+    def both(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
+        args = (tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide, keep, routes)
         monkeypatch.setattr(gr, "EXEC16", False)
-        flat, lens = (x.copy() for x in execute(self, *args))
+        flat, lens, rflat, rlens = (x.copy() for x in execute(self, *args))
         rows, at = kept(self, keep)
         monkeypatch.setattr(gr, "EXEC16", True)
-        flat16, lens16 = execute(self, *args)
+        flat16, lens16, rflat16, rlens16 = execute(self, *args)
         rows16, at16 = kept(self, keep)
         if self.pairs16 and not wide:
             same = (np.array_equal(lens, lens16) and np.array_equal(flat, flat16) and np.array_equal(at, at16)
-                    and np.array_equal(rows, rows16))
+                    and np.array_equal(rows, rows16) and np.array_equal(rlens, rlens16)
+                    and np.array_equal(rflat, rflat16))
             compared.append((len(lens), int((at >= 0).sum()), same))
-        return flat16, lens16
+        return flat16, lens16, rflat16, rlens16
 
     monkeypatch.setattr(gr.DeviceRunner, "execute", both)
     t, q = saureus

@@ -14,7 +14,7 @@ import pytest
 
 from gpukernels.cpu import gapped as cg
 from gpukernels.gpu import gapped as gg, path_holds
-from gpukernels.gpu.kernel_twin import side_dp
+from gpukernels.gpu.kernel_twin import side_dp, side_routes
 from gpukernels.gpu.runner import _keep_stride
 from gpukernels.scoring import Scoring
 
@@ -59,20 +59,26 @@ def _extend(t, q, right, aq, at, walls, barrier):
     return out[0], out[1], out[2], out[4]
 
 
-def _kept_rows(t, q, right, aq, at, walls, barrier, d_best):
-    """The rows the executor keeps at the best (side_dp, the kernel's twin, mode 1 up to ``d_best``)."""
+def _kept_rows(t, q, right, aq, at, walls, barrier, d_best, bi=None):
+    """The rows the executor keeps at the best (side_dp, the kernel's twin, mode 1 up to ``d_best``), and
+    the routes of its records off the path (side_routes) where the best cell's i ``bi`` is given."""
     tk = gg._tasks_of(np.array([0]), np.array([aq]), np.array([at]), np.array([0]), np.array([len(t)]),
                       np.array([0]), np.array([len(q)]), barrier)[int(right)]
     keep = np.zeros(_keep_stride(), dtype=np.int32)
     tb = np.zeros(1 << 22, dtype=np.uint8)
-    tb_lo = np.zeros(d_best + 2, dtype=np.int64)
+    tb_lo = np.zeros(d_best + 2, dtype=np.int32)
     tb_off = np.zeros(d_best + 2, dtype=np.int64)
+    rec = np.full(d_best + 2, -1, dtype=np.int32)
     side_dp(t, q, tk, MATRIX.astype(np.int64), SC.gap_open, SC.gap_extend, SC.ydrop, walls, 1 << 20, 1, d_best,
-               tb, 0, tb_lo, tb_off, 0, keep=keep)
-    return keep
+               tb, 0, tb_lo, tb_off, 0, keep=keep, rec=rec)
+    if bi is None:
+        return keep
+    out = np.zeros(d_best + 64, dtype=np.uint8)
+    used = side_routes(tb, tb_off, tb_lo, rec, bi, d_best - bi, out, len(out))
+    return keep, (out[:used] if used >= 0 else None)
 
 
-def _holds(t, q, right, aq, at, walls, barrier, ops, keep):
+def _holds(t, q, right, aq, at, walls, barrier, ops, keep, routes=None):
     side = int(right)
     n = len(ops)
     store = np.zeros(max(n, 1), dtype=np.uint8)
@@ -80,17 +86,22 @@ def _holds(t, q, right, aq, at, walls, barrier, ops, keep):
     ops_idx = np.array([[0, 0, n]] if side else [[0, n, n]], dtype=np.int64)
     rows_at = np.full(2, -1, dtype=np.int64)
     rows_at[side] = 0
+    route_store = np.zeros(1, dtype=np.uint8) if routes is None else np.concatenate([routes, np.zeros(1, np.uint8)])
+    r = 0 if routes is None else len(routes)
+    route_idx = np.array([[0, 0, r, -1, -1]] if side else [[0, r, r, -1, -1]], dtype=np.int64)
+    if routes is not None:
+        route_idx[0, 3 + side] = ops_idx[0, side]
     return path_holds.path_holds(0, side, True, np.array([2], np.int8), np.array([aq]), np.array([at]), keep,
-                                 rows_at, store, ops_idx, walls, t, q, t[::-1].copy(), q[::-1].copy(), np.array([0]),
-                                 np.array([len(t)]), np.array([0]), np.array([len(q)]), barrier, MATRIX,
-                                 SC.gap_open, SC.gap_extend, SC.ydrop, np.zeros(11, np.int64))
+                                 rows_at, store, ops_idx, route_store, route_idx, walls, t, q, t[::-1].copy(),
+                                 q[::-1].copy(), np.array([0]), np.array([len(t)]), np.array([0]), np.array([len(q)]),
+                                 barrier, MATRIX, SC.gap_open, SC.gap_extend, SC.ydrop, np.zeros(11, np.int64))
 
 
 @pytest.mark.parametrize("seed, indels", [(s, 0.002) for s in range(6)] + [(s, 0.01) for s in range(6, 9)])
 def test_a_held_side_is_the_redo(seed, indels):
     rng = np.random.default_rng(seed)
     t, q, to_q = _pair(rng, 3000, indels)
-    held = changed = 0
+    held = held_routes = changed = 0
     for _ in range(40):
         right = bool(rng.integers(2))
         aq, at = _anchor(rng, t, q, to_q)
@@ -99,8 +110,8 @@ def test_a_held_side_is_the_redo(seed, indels):
         best, bi, bj, ops = _extend(t, q, right, aq, at, walls, barrier)
         if bi + bj == 0:
             continue
-        keep = _kept_rows(t, q, right, aq, at, walls, barrier, bi + bj)
-        assert keep[0] == bi + bj and keep[5] == best
+        keep, routes = _kept_rows(t, q, right, aq, at, walls, barrier, bi + bj, bi)
+        assert keep[0] == bi + bj and keep[5] == best and routes is not None
         # new walls: single lattice points in and around the side's box, a few on the path's diagonals
         step = 1 if right else -1
         for _ in range(int(rng.integers(1, 30))):
@@ -114,17 +125,24 @@ def test_a_held_side_is_the_redo(seed, indels):
                 walls[lt, k] = (lq, lq + 1)
         now = _extend(t, q, right, aq, at, walls, barrier)
         same = now[0] == best and now[1] == bi and now[2] == bj and np.array_equal(now[3], ops)
-        if _holds(t, q, right, aq, at, walls, barrier, ops, keep):
+        witnessed = _holds(t, q, right, aq, at, walls, barrier, ops, keep)
+        if witnessed:
             assert same, (seed, right, aq, at)
             held += 1
+        if _holds(t, q, right, aq, at, walls, barrier, ops, keep, routes):
+            assert same, (seed, right, aq, at, "routes")
+            held_routes += 1
+        else:
+            assert not witnessed, "the routes are more witnesses: what held without them holds with them"
         changed += not same
-    print(seed, held, changed)
-    assert held > 0
+    print(seed, held, held_routes, changed)
+    assert held > 0 and held_routes >= held
 
 
 def test_no_walls_hold_when_the_best_is_on_the_path():
     """Without new walls the check holds wherever S's best before each anti-diagonal was on its path
-    (test 2), and then only: on one side with an off-path record it fails."""
+    (test 2), and then only: on one side with an off-path record it fails. With the routes of the
+    records off the path (kernel_twin.side_routes) every side holds."""
     rng = np.random.default_rng(11)
     t, q, to_q = _pair(rng, 4000)
     walls = np.zeros((len(t) + 1, 4, 2), dtype=np.int32)
@@ -134,10 +152,12 @@ def test_no_walls_hold_when_the_best_is_on_the_path():
         best, bi, bj, ops = _extend(t, q, True, aq, at, walls, False)
         if bi + bj == 0:
             continue
-        keep = _kept_rows(t, q, True, aq, at, walls, False, bi + bj)
+        keep, routes = _kept_rows(t, q, True, aq, at, walls, False, bi + bj, bi)
         results.append(_holds(t, q, True, aq, at, walls, False, ops, keep))
+        # with the routes of its records off the path, every side holds where no wall came
+        assert _holds(t, q, True, aq, at, walls, False, ops, keep, routes), (aq, at)
     print(sum(results), len(results))
-    assert sum(results) > 0
+    assert 0 < sum(results) < len(results)
 
 
 def test_by_antidiagonal_is_the_stable_sort_cut_at_its_end():
@@ -148,3 +168,50 @@ def test_by_antidiagonal_is_the_stable_sort_cut_at_its_end():
         want = np.argsort(cd[:n], kind="stable")
         want = want[cd[want] <= dmax]
         assert np.array_equal(path_holds.by_antidiagonal(cd, n, dmax), want)
+
+
+def _route_cells(routes):
+    """The cells (i, j) of each route in ``side_routes``'s bytes, from where it meets the path on."""
+    from gpukernels.gpu.kernel_twin import ROUTE_HEAD, get_int
+    cells, x = [], 0
+    while x + ROUTE_HEAD <= len(routes):
+        d0, i0, cnt = get_int(routes, x), get_int(routes, x + 4), get_int(routes, x + 12)
+        x += ROUTE_HEAD + cnt
+        i, j, here = i0, d0 - i0, []
+        for col in routes[x - cnt:x][::-1]:
+            i, j = i + (col != 3), j + (col != 2)
+            here.append((i, j))
+        cells.append(here)
+    return cells
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_wall_on_a_route_is_seen(seed):
+    """Walls on the cells of the records' routes off the path: wherever the check still holds, the
+    redo with those walls ends where the stale run did (a route cut by a wall no longer witnesses)."""
+    rng = np.random.default_rng(100 + seed)
+    t, q, to_q = _pair(rng, 3000, 0.01)
+    tried = held = 0
+    for _ in range(60):
+        right = bool(rng.integers(2))
+        aq, at = _anchor(rng, t, q, to_q)
+        walls = np.zeros((len(t) + 1, 4, 2), dtype=np.int32)
+        best, bi, bj, ops = _extend(t, q, right, aq, at, walls, False)
+        if bi + bj == 0:
+            continue
+        keep, routes = _kept_rows(t, q, right, aq, at, walls, False, bi + bj, bi)
+        cells = [c for route in _route_cells(routes) for c in route]
+        if not cells:
+            continue
+        tried += 1
+        step = 1 if right else -1
+        for k in rng.choice(len(cells), size=min(len(cells), int(rng.integers(1, 4))), replace=False):
+            i, j = cells[k]
+            walls[at + 1 + step * j, 0] = (aq + 1 + step * i, aq + 2 + step * i)
+        now = _extend(t, q, right, aq, at, walls, False)
+        same = now[0] == best and now[1] == bi and now[2] == bj and np.array_equal(now[3], ops)
+        if _holds(t, q, right, aq, at, walls, False, ops, keep, routes):
+            assert same, (seed, right, aq, at)
+            held += 1
+    print(seed, tried, held)
+    assert tried > 0

@@ -394,7 +394,7 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
                                  int nslot_in, int band, int mode_in, int dcap, long long* __restrict__ res,
                                  const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base,
                                  const long long* __restrict__ ad_base, unsigned char* __restrict__ tb,
-                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off,
+                                 int* __restrict__ tb_lo, long long* __restrict__ tb_off, int* __restrict__ tb_rec,
                                  const long long* __restrict__ dump_at, const long long* __restrict__ slots,
                                  int* __restrict__ dump, int dump_w, int* rows, Red* red)
 {
@@ -548,6 +548,8 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
         reg.grow(d, lo, hi);
         last = d;
         if (nlo >= nhi) { ended = true; break; }
+        // the records (modes 1 and 2, where tb_rec is given): the cell where the best rose, for ydrop_trace's routes
+        if (tb_rec && tracing && rank == 0) tb_rec[adb + d] = (dbi >= 0 && dbest > best) ? dbi : -1;
         if (dbi >= 0 && dbest >= best) {
             best = dbest; bi = dbi; bj = d - dbi; cab = cells;
             breg = reg;
@@ -576,13 +578,13 @@ __device__ __forceinline__ void ydrop_task(const unsigned char* __restrict__ t, 
     int gap_ext, int ydrop, const int* __restrict__ walls, int nslot, int band, int mode, int dcap, \
     long long* __restrict__ res, const long long* __restrict__ dstop_arr, const long long* __restrict__ tb_base, \
     const long long* __restrict__ ad_base, unsigned char* __restrict__ tb, int* __restrict__ tb_lo, \
-    long long* __restrict__ tb_off, const long long* __restrict__ dump_at, const long long* __restrict__ slots, \
-    int* __restrict__ dump, int dump_w
+    long long* __restrict__ tb_off, int* __restrict__ tb_rec, const long long* __restrict__ dump_at, \
+    const long long* __restrict__ slots, int* __restrict__ dump, int dump_w
 // a kernel's parameters passed on as they are
 #define YDROP_ARGS_IN t, q, tasks, ntasks, matrix, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, \
-    res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
+    res, dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, dump_at, slots, dump, dump_w
 #define YDROP_ARGS t, q, tasks, task, mat, msize, gap_open, gap_ext, ydrop, walls, nslot, band, mode, dcap, res, \
-    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, dump_at, slots, dump, dump_w
+    dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, dump_at, slots, dump, dump_w
 
 // One task in the build of ydrop_task that fits it: the inspector's own (SCORE) for mode 0 with
 // 4 wall slots, outside relay chunks; the general one with 4 slots known; any other slot count.
@@ -595,7 +597,8 @@ __device__ __forceinline__ void run_task(const unsigned char* __restrict__ t, co
                                          long long* __restrict__ res, const long long* __restrict__ dstop_arr,
                                          const long long* __restrict__ tb_base, const long long* __restrict__ ad_base,
                                          unsigned char* __restrict__ tb, int* __restrict__ tb_lo,
-                                         long long* __restrict__ tb_off, const long long* __restrict__ dump_at,
+                                         long long* __restrict__ tb_off, int* __restrict__ tb_rec,
+                                         const long long* __restrict__ dump_at,
                                          const long long* __restrict__ slots, int* __restrict__ dump, int dump_w,
                                          int* rows, Red* red, bool walls_near = true)
 {
@@ -749,7 +752,7 @@ __device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool
 // at the best (slots and dump as ydrop's, dump_w 0: none kept).
 struct Exec16 {
     const long long* dstop; const long long* tb_base; const long long* ad_base; unsigned char* tb; int* tb_lo;
-    long long* tb_off; const long long* slots; int* dump; int dump_w;
+    long long* tb_off; int* tb_rec; const long long* slots; int* dump; int dump_w;
 };
 
 // per half: all ones where a and b differ
@@ -792,6 +795,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     unsigned char* tbt = EXEC ? ex.tb + ex.tb_base[task] : nullptr;
     int* tlo = EXEC ? ex.tb_lo + ex.ad_base[task] : nullptr;
     long long* toff = EXEC ? ex.tb_off + ex.ad_base[task] : nullptr;
+    int* trec = EXEC && ex.tb_rec ? ex.tb_rec + ex.ad_base[task] : nullptr;
     int* keep = nullptr;
     if (EXEC && ex.dump_w > 0 && ex.slots[2 * task] >= 0)
         keep = ex.dump + ex.slots[2 * task] * ((long long)DUMP_HEAD + 4LL * (ex.dump_w + 2));
@@ -985,6 +989,8 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 }
             const int m = __reduce_max_sync(FULL, dbest);
             const unsigned at = __reduce_min_sync(FULL, (dbi >= 0 && dbest == m) ? (unsigned)dbi : 0xffffffffu);
+            // the records, as ydrop's
+            if (trec && lane == 0) trec[d] = (at != 0xffffffffu && m > best - base) ? (int)at : -1;
             if (at != 0xffffffffu && m >= best - base) {
                 best = m + base; bi = (int)at; bj = d - (int)at; cab = cells;
                 breg = reg;
@@ -1030,7 +1036,7 @@ template <bool EXEC>
 __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
 {
     const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
-    const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, slots, dump, dump_w};
+    const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, slots, dump, dump_w};
     int* mat = load_matrix(matrix, msize);
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();
@@ -1141,20 +1147,42 @@ extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int nta
 // traceback_steps. They go to out[out_base[task] .. out_base[task] + bi + bj), origin first and
 // ending at the slot's end (a path has at most bi + bj columns); lens[task] is their count. Column
 // codes as cpu/gapped: 0 equal letters, 1 mismatch, 2 gap in the target (I), 3 gap in the query (D).
+//
+// Routes (where tb_rec, the executor's records, is given): the walk marks the path in the bytes (bit
+// 16 << state: bits the walk does not read) and notes the records off it (a record the path does not
+// stand on in state 0), then walks back each of those cells not on a route so far (bit 128: a route's
+// cell in state 0), from the last anti-diagonal down, until it meets the path in the same state. Each
+// route goes to rout from rout_base[task]: a header of four little-endian int32 (the meeting cell's
+// anti-diagonal, i and state, the count) and its columns from the record back (0 a substitution, 2 I,
+// 3 D); rlens[task] is the bytes written, -1 past the room (bi + bj + 64, less 4 bytes a noted record).
+// The twin is gpu/kernel_twin.side_routes; the walk's proof uses them (gpu/path_holds).
+__device__ __forceinline__ void put_int(unsigned char* p, long long v)
+{
+    for (int k = 0; k < 4; ++k) p[k] = (unsigned char)((v >> (8 * k)) & 0xff);
+}
+
+__device__ __forceinline__ long long get_int(const unsigned char* p)
+{
+    return (long long)(int)((unsigned)p[0] | ((unsigned)p[1] << 8) | ((unsigned)p[2] << 16) | ((unsigned)p[3] << 24));
+}
+
 extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__ tasks,
                                        const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
-                                       const unsigned char* __restrict__ tb, const int* __restrict__ tb_lo,
+                                       unsigned char* __restrict__ tb, const int* __restrict__ tb_lo,
                                        const long long* __restrict__ tb_off, const long long* __restrict__ tb_base,
                                        const long long* __restrict__ ad_base, const long long* __restrict__ bi,
                                        const long long* __restrict__ bj, const long long* __restrict__ out_base,
-                                       unsigned char* __restrict__ out, long long* __restrict__ lens)
+                                       unsigned char* __restrict__ out, long long* __restrict__ lens,
+                                       const int* __restrict__ tb_rec, const long long* __restrict__ rout_base,
+                                       unsigned char* __restrict__ rout, long long* __restrict__ rlens)
 {
     const int task = blockIdx.x * blockDim.x + threadIdx.x;
     if (task >= ntasks) return;
     const long long* tk = tasks + 9LL * task;
     const long long tstep = tk[1], qstep = tk[4];
     const long long tbase = tk[0] - tstep, qbase = tk[3] - qstep;
-    const unsigned char* tbt = tb + tb_base[task];
+    unsigned char* tbt = tb + tb_base[task];
+    const bool routes = tb_rec != nullptr;
     const int* lo = tb_lo + ad_base[task];
     const long long* off = tb_off + ad_base[task];
     long long i = bi[task], j = bj[task];
@@ -1167,18 +1195,33 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
     // anti-diagonal of 0 reads entry 0, unused: the walk stops there)
     auto base_of = [&](long long dd) { const long long x = dd > 0 ? dd : 0; return off[x] - lo[x]; };
     long long a0 = base_of(i + j), a1 = base_of(i + j - 1), a2 = base_of(i + j - 2);
+    // routes: the records off the path, their anti-diagonals as int32 from the room's end down (read
+    // beside each step's byte: the walk does not wait on them), then each walked back
+    const long long dbest = i + j, room = dbest + 64;
+    const int* rec = routes ? tb_rec + ad_base[task] : nullptr;
+    unsigned char* ro = routes ? rout + rout_base[task] : nullptr;
+    long long nlist = 0;
+    auto off_path = [&](long long d) { if (4 * (nlist + 1) <= room) put_int(ro + room - 4 * (nlist + 1), d); ++nlist; };
     while (i > 0 || j > 0) {
         const long long dd = i + j;
         const unsigned char byte = tbt[a0 + i];
+        const int r0 = routes ? rec[dd] : -1, r1 = routes && dd > 1 ? rec[dd - 1] : -1;
+        if (r0 >= 0 && (state != 0 || r0 != i)) off_path(dd);
         const unsigned char tc = t[tbase + tstep * (j > 0 ? j : 1)], qc = q[qbase + qstep * (i > 0 ? i : 1)];
         const long long a3 = base_of(dd - 3), a4 = base_of(dd - 4);
         if (state == 0 && (byte & 3) == 0) {
+            if (routes) {
+                tbt[a0 + i] = byte | 16;
+                if (r1 >= 0) off_path(dd - 1);   // the anti-diagonal a substitution steps over
+            }
             *(end - 1 - n) = (tc == qc && tc < 4) ? 0 : 1;
             ++n; --i; --j;
             a0 = a2; a1 = a3; a2 = a4;
             continue;
         }
-        if (state == 0) state = byte & 3;
+        int mark = 0;
+        if (state == 0) { state = byte & 3; mark = 16; }
+        if (routes) tbt[a0 + i] = byte | mark | (16 << state);
         if (state == 1) {
             *(end - 1 - n) = 3;
             ++n; --j;
@@ -1191,6 +1234,40 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
         a0 = a1; a1 = a2; a2 = a3;
     }
     lens[task] = n;
+    if (!routes) return;
+    long long used = 4 * nlist > room ? -1 : 0;
+    const long long limit = room - 4 * nlist;
+    for (long long k = 0; k < nlist && used >= 0; ++k) {
+        const long long d = get_int(ro + room - 4 * (k + 1));
+        const int r = rec[d];
+        if (tbt[base_of(d) + r] & 128) continue;
+        long long ri = r, rj = d - r, cnt = 0;
+        int st = 0;
+        const long long head = used;
+        used += 16;
+        while (ri + rj > 0) {
+            const long long x = base_of(ri + rj) + ri;
+            const unsigned char byte = tbt[x];
+            if (byte & (16 << st)) break;
+            if (used + cnt >= limit) { used = -1; break; }
+            if (st == 0) {
+                tbt[x] = byte | 128;
+                const int src = byte & 3;
+                if (src == 0) { ro[used + cnt++] = 0; --ri; --rj; continue; }
+                st = src;
+                if (byte & (16 << st)) break;
+            }
+            if (st == 1) { ro[used + cnt++] = 3; --rj; st = (byte & 4) ? 1 : 0; }
+            else { ro[used + cnt++] = 2; --ri; st = (byte & 8) ? 2 : 0; }
+        }
+        if (used < 0) break;
+        put_int(ro + head, ri + rj);
+        put_int(ro + head + 4, ri);
+        put_int(ro + head + 8, st);
+        put_int(ro + head + 12, cnt);
+        used += cnt;
+    }
+    rlens[task] = used;
 }
 
 // The traceback of a relayed side over its chunks' bytes left on the device (gpu/runner.relay_trace; the

@@ -148,6 +148,9 @@ HOST_STOP = True
 #: a dirty side whose stale path provably holds with the walls of now is taken without a DP (path_holds;
 #: False: every dirty side is redone, for benchmarks and tests to compare)
 PATH_CHECK = True
+#: the executor traces the routes of each side's records off its path too, path_holds's witnesses (a dirty side
+#: whose stale best rose off its path then holds unless a wall or floor cuts a route; kernel_twin.side_routes)
+PATH_ROUTES = True
 #: the next wave is inspected and executed on the GPU while the host walks this one
 OVERLAP_WAVES = True
 #: the next wave goes to the GPU as soon as the walk before has ended, before the wave the walk waits
@@ -331,15 +334,15 @@ def _fails_path_check(a, side, held):
     return fails
 
 
-def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev,
-                  t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
+def _held_context(check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, routes, route_idx, walls, t,
+                  q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
     """The arguments of :func:`~gpukernels.gpu.path_holds.path_holds` past the anchor and side, as one tuple
     for the dirty checks.
 
     Built on the host once per walk or round (a plain tuple: the compiled checks take it as it is).
     """
-    return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo,
-            t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
+    return (check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, routes, route_idx, walls, t, q,
+            t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host)
 
 
 @njit(cache=True, nogil=True)
@@ -698,8 +701,8 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo, stale):
     the cells of both, each side's anti-diagonals swept by a redo, and the grown
     host DP buffers.
     """
-    (_, _, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi,
-     self_barrier, matrix, gap_open, gap_ext, ydrop, host) = held
+    (_, _, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, _, _, walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo,
+     q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host) = held
     aq = anchor_q[a]
     at = anchor_t[a]
     sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
@@ -915,6 +918,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     ops_idx = np.zeros((n, 3), dtype=np.int64)
     store = _STORES.take(1 << 16, np.uint8) if POOL_STORES else np.empty(1 << 16, np.uint8)
     used = 0
+    # the routes of executed sides' records off their paths, for path_holds (_store_routes)
+    route_idx = np.full((n, 5), -1, dtype=np.int64)
+    routes = np.empty(1 << 12, np.uint8)
+    rused = 0
     sel = np.empty(n + 1, dtype=np.int64)
     # the host's own DP (cpu/gapped.extend_side) and its buffers
     t_rev, q_rev = t[::-1].copy(), q[::-1].copy()
@@ -963,7 +970,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         anti-diagonals (a round of anchors abandoned before). ``inspected``: called once the
         inspection's results are in, before the executor. The host's bookkeeping goes under ``lock``.
         """
-        nonlocal store, used
+        nonlocal store, used, routes, rused
         budget = mem if at is None else wave_mem
         if at is None:
             sync_walls()
@@ -1026,10 +1033,12 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         exec_s = 0.0
         if m:
             with _exec_stream(runner, at is not None):
-                flat, lens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q, anchor_t, t_lo,
-                                                    t_hi, q_lo, q_hi, self_barrier, budget, wide, kept, status)
+                flat, lens, rflat, rlens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q,
+                                                                  anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier,
+                                                                  budget, wide, kept, status)
             with lock:
                 store, used = _store_columns(flat, lens, chosen[:m], ops_idx, store, used)
+                routes, rused = _store_routes(rflat, rlens, chosen[:m], ops_idx, route_idx, routes, rused)
                 status[chosen[:m]] = 2
                 stats["executed"] += m
                 stats["execute_s"] += exec_s
@@ -1211,9 +1220,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
     def held_now():
         """The dirty checks' context (:func:`_held_context`) over the arrays as they stand."""
-        return _held_context(PATH_CHECK, status, anchor_q, anchor_t, kept.host, kept.host_at, store, ops_idx, walls,
-                             t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext,
-                             ydrop, host)
+        return _held_context(PATH_CHECK, status, anchor_q, anchor_t, kept.host, kept.host_at, store, ops_idx, routes,
+                             route_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix,
+                             gap_open, gap_ext, ydrop, host)
 
     def progress(done):
         """A log line every :data:`PROGRESS_S` seconds: long extensions take minutes."""
@@ -1462,13 +1471,16 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     A side whose rows at its best no slot holds yet keeps them in a fresh
     one of ``kept`` (a later redo may stop there). Returns the columns of
     the sides (left, right, left, ...) as one flat array and each side's
-    count (for :func:`_store_columns`), and the seconds of the executor
-    (the device's tracebacks included) and of gathering the columns.
+    count (for :func:`_store_columns`), the routes of the sides' records off
+    their paths and each side's bytes of them (-1: none, for :func:`_store_routes`),
+    and the seconds of the executor (the device's tracebacks included) and
+    of gathering the columns.
     """
     clock = time.perf_counter
     exec_s = tb_s = 0.0
     side_rows = _side_rows(idx)
     flats, side_lens = [], np.zeros(len(side_rows), dtype=np.int64)
+    rflats, route_lens = [], np.zeros(len(side_rows), dtype=np.int64)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
     need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
     start = 0
@@ -1493,8 +1505,9 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
             keep[want] = kept.fresh(len(want), status)
             kept.assign(srow[keep >= 0], keep[keep >= 0])
         c0 = clock()
-        flat, lens = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()), int((ds + 1).sum()),
-                                    res_all[srow, R_BI], res_all[srow, R_BJ], wide, keep)
+        flat, lens, rflat, rlens = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()),
+                                                  int((ds + 1).sum()), res_all[srow, R_BI], res_all[srow, R_BJ], wide,
+                                                  keep, PATH_ROUTES)
         if HOST_STOP:
             kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
@@ -1502,8 +1515,12 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         # run ascends, so the batches' columns follow the sides' order
         flats.append(flat)
         side_lens[run] = lens
+        rflats.append(rflat)
+        route_lens[run] = rlens
         tb_s += clock() - c1
-    return (np.concatenate(flats) if flats else np.zeros(0, dtype=np.uint8)), side_lens, exec_s, tb_s
+    empty = np.zeros(0, dtype=np.uint8)
+    return (np.concatenate(flats) if flats else empty, side_lens, np.concatenate(rflats) if rflats else empty,
+            route_lens, exec_s, tb_s)
 
 
 def _trace_room(stale, mem):
@@ -1564,6 +1581,23 @@ def _store_columns(flat, lens, idx, ops_idx, store, used):
     store, offs = _column_offsets(lens, idx, ops_idx, store, used)
     store[used:offs[-1]] = flat
     return store, int(offs[-1])
+
+
+def _store_routes(flat, lens, idx, ops_idx, route_idx, routes, used):
+    """Append the routes of anchors ``idx``'s sides (``flat``, side after side, ``lens`` bytes each, -1:
+    none) to ``routes[used:]``, after their columns went to the store (:func:`_store_columns`).
+
+    ``route_idx[a, :3]`` then locates anchor a's left and right routes, and
+    ``route_idx[a, 3 + side]`` is the side's columns' start in the store: the
+    routes belong to those columns only (:func:`~gpukernels.gpu.path_holds.path_holds`;
+    a side stored again from another run has other columns). Returns the
+    (grown) routes and the new ``used``.
+    """
+    routes, offs = _column_offsets(np.maximum(lens, 0), idx, route_idx, routes, used)
+    routes[used:offs[-1]] = flat
+    route_idx[idx, 3] = np.where(lens[0::2] >= 0, ops_idx[idx, 0], -1)
+    route_idx[idx, 4] = np.where(lens[1::2] >= 0, ops_idx[idx, 1], -1)
+    return routes, int(offs[-1])
 
 
 def _column_offsets(lens, idx, ops_idx, store, used):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .runner import DUMP_HEAD, KEEP_W
+from .runner import DUMP_HEAD, KEEP_W, ROUTE_HEAD, _slot_routes, route_room
 
 _FAR = 1 << 62
 _NEG = -(1 << 29)
@@ -52,7 +52,7 @@ def _gap(h_from, g_from, goe, gap_ext):
 
 @njit(cache=True, nogil=True)
 def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop, tb, tbb, tb_lo, tb_off, adb,
-            dcap=_FAR, tbcap=_FAR, adcap=_FAR, keep=None, stale=None):
+            dcap=_FAR, tbcap=_FAR, adcap=_FAR, keep=None, stale=None, rec=None):
     """One side of one anchor on the CPU, exactly as ``cuda/gapped.cu`` computes it.
 
     ``tk`` is a task row (t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0); mode 0 inspects
@@ -64,8 +64,9 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
     shared buffer does; the inspector gives up (status 2) past ``dcap`` anti-diagonals.
     ``keep`` (modes 1 and 2): a slot (:data:`KEEP_W` wide) for the rows at the best cell;
     ``stale`` (mode 2): an earlier run's slot, at whose best the side stops when
-    :func:`_not_above` holds (``R_STOPPED``). The tests' kernel emulator runs the kernel's
-    logic through it.
+    :func:`_not_above` holds (``R_STOPPED``). ``rec`` (with a traceback): at ``rec[adb + d]`` the
+    i of the cell where the best rose at anti-diagonal d, -1 where it did not (:func:`side_routes`
+    traces them back). The tests' kernel emulator runs the kernel's logic through it.
     """
     t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0 = tk[0], tk[1], tk[2], tk[3], tk[4], tk[5], tk[6], tk[7], tk[8]
     goe = gap_open + gap_ext
@@ -159,6 +160,8 @@ def side_dp(t, q, tk, matrix, gap_open, gap_ext, ydrop, walls, band, mode, dstop
         last = d
         if nlo >= nhi:
             break
+        if tracing and rec is not None:
+            rec[adb + d] = dbi if dbi >= 0 and dbest > best else -1
         if dbi >= 0 and dbest >= best:
             best, bi, bj, cab = dbest, dbi, d - dbi, cells
             bimax, bjmax, bkmin, bkmax = imax, jmax, kmin, kmax
@@ -237,3 +240,146 @@ def _not_above(h_last, h_before, e_last, f_last, lo1, hi1, lo2, hi2, best, bi, b
         if (max(f_last[i], _NEG) if in1 else _NEG) > (r[3 * stride + s] if ins else _NEG):
             return False
     return True
+
+
+#: the marks :func:`side_routes` leaves in traceback bytes (bits the traceback does not read): the path
+#: in state 0, 1, 2 (``PATH_MARK << state``), and a route in state 0
+PATH_MARK = 16
+ROUTE_MARK = 128
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _byte_at(tb_off, tb_lo, i, j):
+    """Index of cell (i, j)'s traceback byte in a side's bytes."""
+    return tb_off[i + j] + i - tb_lo[i + j]
+
+
+@njit(cache=True, nogil=True)
+def _put_int(out, at, v):
+    for k in range(4):
+        out[at + k] = (v >> (8 * k)) & 0xff
+
+
+@njit(cache=True, nogil=True)
+def get_int(buf, at):
+    """The little-endian int32 at ``buf[at:at + 4]`` (a route header's field, :func:`side_routes`)."""
+    v = np.int64(buf[at]) | (np.int64(buf[at + 1]) << 8) | (np.int64(buf[at + 2]) << 16) | (np.int64(buf[at + 3]) << 24)
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+@njit(cache=True, nogil=True)
+def side_routes(tb, tb_off, tb_lo, rec, bi, bj, out, room):
+    """The routes of a side's off-path records: ``cuda/gapped.cu``'s ``ydrop_trace`` twin for them.
+
+    The side's traceback bytes ``tb``, its anti-diagonal tables ``tb_off``, ``tb_lo``
+    and records ``rec`` (:func:`side_dp`'s) start at anti-diagonal 0, its best cell is
+    ``(bi, bj)``. The walk back from the best marks the path in the bytes
+    (:data:`PATH_MARK`); then, from the last anti-diagonal down, each record
+    cell off the path and off the routes so far is walked back until it meets
+    the path in the same state (its cells in state 0 marked :data:`ROUTE_MARK`,
+    so a record on a later one's route is skipped: that route passes it). Each
+    route goes to ``out`` as a header (:data:`ROUTE_HEAD`: the meeting cell's
+    anti-diagonal, i and state, the count) and its columns from the record back
+    (0 a substitution, 2 a gap in the target, 3 in the query). Returns the bytes
+    written, or -1 where they outgrow ``room`` less 4 bytes a record off the
+    path (the kernel's notes of them; the walk's proof then has no routes for
+    the side, :func:`gpukernels.gpu.path_holds.path_holds`).
+    """
+    i, j, state = bi, bj, 0
+    while i + j > 0:
+        x = _byte_at(tb_off, tb_lo, i, j)
+        byte = tb[x]
+        if state == 0:
+            tb[x] = byte | PATH_MARK
+            src = byte & 3
+            if src == 0:
+                i -= 1
+                j -= 1
+                continue
+            state = src
+        tb[x] |= PATH_MARK << state
+        if state == 1:
+            j -= 1
+            state = 1 if byte & 4 else 0
+        else:
+            i -= 1
+            state = 2 if byte & 8 else 0
+    # the records off the path (the kernel notes them in the room, 4 bytes each, while it walks the path)
+    noted = 0
+    for d in range(bi + bj, 0, -1):
+        if rec[d] >= 0 and not tb[_byte_at(tb_off, tb_lo, rec[d], d - rec[d])] & PATH_MARK:
+            noted += 1
+    if 4 * noted > room:
+        return -1
+    room -= 4 * noted
+    used = 0
+    for d in range(bi + bj, 0, -1):
+        r = rec[d]
+        if r < 0:
+            continue
+        i, j, state = r, d - r, 0
+        if tb[_byte_at(tb_off, tb_lo, i, j)] & (PATH_MARK | ROUTE_MARK):
+            continue
+        head = used
+        used += ROUTE_HEAD
+        n = 0
+        while i + j > 0:
+            x = _byte_at(tb_off, tb_lo, i, j)
+            byte = tb[x]
+            if byte & (PATH_MARK << state):
+                break
+            if used + n >= room:
+                return -1
+            if state == 0:
+                tb[x] = byte | ROUTE_MARK
+                src = byte & 3
+                if src == 0:
+                    out[used + n] = 0
+                    n += 1
+                    i -= 1
+                    j -= 1
+                    continue
+                state = src
+                if byte & (PATH_MARK << state):
+                    break
+            if state == 1:
+                out[used + n] = 3
+                j -= 1
+                state = 1 if byte & 4 else 0
+            else:
+                out[used + n] = 2
+                i -= 1
+                state = 2 if byte & 8 else 0
+            n += 1
+        _put_int(out, head, i + j)
+        _put_int(out, head + 4, i)
+        _put_int(out, head + 8, state)
+        _put_int(out, head + 12, n)
+        used += n
+    return used
+
+
+@njit(cache=True, nogil=True)
+def _routes_of(tb, tb_lo, tb_off, rec, tbb, adb, bi, bj, room, obase, out, lens):
+    """:func:`side_routes` of each side of a batch, into its room of ``out`` (``obase``), its bytes to ``lens``."""
+    for x in range(bi.shape[0]):
+        d = bi[x] + bj[x]
+        if d == 0:
+            lens[x] = 0
+            continue
+        a = adb[x]
+        lens[x] = side_routes(tb[tbb[x]:], tb_off[a:a + d + 1], tb_lo[a:a + d + 1], rec[a:a + d + 1], bi[x], bj[x],
+                              out[obase[x]:], room[x])
+
+
+def routes_batch(tb, tb_lo, tb_off, rec, tbb, adb, bi, bj):
+    """The routes of every side of an executor batch (:func:`side_routes`, as ``ydrop_trace`` gives them):
+    one flat array, side after side, and each side's bytes (-1: outgrew its :func:`route_room`)."""
+    room = route_room(bi, bj)
+    obase = np.concatenate([[0], np.cumsum(room)[:-1]]).astype(np.int64)
+    out = np.zeros(max(int(room.sum()), 1), dtype=np.uint8)
+    lens = np.zeros(len(bi), dtype=np.int64)
+    _routes_of(tb, tb_lo, tb_off, rec, np.asarray(tbb, np.int64), np.asarray(adb, np.int64), bi, bj, room, obase,
+               out, lens)
+    return _slot_routes(out, obase, lens), lens
+

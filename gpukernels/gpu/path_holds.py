@@ -15,7 +15,7 @@ from numba import njit
 
 from ..cpu import gapped as cg
 from ..cpu.gapped import OP_D, OP_EQ, OP_X
-from .kernel_twin import _FAR, _cell_walled
+from .kernel_twin import _FAR, ROUTE_HEAD, _cell_walled, get_int
 from .runner import DUMP_HEAD
 
 #: substitutions along the diagonal a stale path leaves for a gap, taken as witnesses of its best (path_holds)
@@ -23,25 +23,30 @@ BRANCH = 64
 
 
 @njit(cache=True, nogil=True)
-def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, walls, t, q, t_rev,
-               q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
+def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, routes, route_idx,
+               walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host):
     """Does side ``side`` of executed anchor ``a`` keep its stale result with the walls of now, DP or not?
 
     The walls only grew since the stale run S; call the run with the walls
     of now N. The test takes S's path (columns ``store``, from the anchor
     outwards), its rows at the best as the device kept them (``rows_host``,
     ``rows_at``; without them, or without ``check``, :data:`PATH_CHECK`, no)
-    and *witnesses* (:func:`witness_cells`): the path's cells, and along
+    and *witnesses* (:func:`witness_cells`): the path's cells, along
     each diagonal the path leaves for a gap, up to :data:`BRANCH`
     substitutions on (where S's best often rose for a while: the old
-    diagonal matching by chance past an indel). Each witness cell has a
+    diagonal matching by chance past an indel), and the *routes* of S's
+    records off the path, where the device traced them
+    (:func:`~gpukernels.gpu.kernel_twin.side_routes`: ``routes`` from
+    ``route_idx[a, side]``, valid while ``route_idx[a, 3 + side]`` is the
+    path's start in ``store``). Each witness cell has a
     score, that of its route from the origin. With R(d) the best
     substitution-ending witness score before anti-diagonal d (0 at first):
 
     1. no cell of the path is on a wall or under R(d) - ydrop, also where the
        path is in a gap (there S's cell may have lived by another score);
        a branch ends before its first cell that is on a wall, under that
-       floor, or above an earlier cell of the branch by more than ydrop;
+       floor, or above an earlier cell of the branch by more than ydrop; a
+       route ends before its first cell on a wall or under that floor;
     2. R(d) summed over anti-diagonals 1 to the best one D is the kernel's
        sum of S's best before each d (the rows' header);
     3. where the path skips an anti-diagonal (a substitution from (i, j)),
@@ -51,7 +56,9 @@ def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, s
     Why: R is at most S's best at every d (a witness score is at most S's
     score of its cell while the route lives in S, and a branch cell past a
     cell dead in S lies below S's best then, the branch never rising by more
-    than ydrop), so by 2 the two are equal at every d. Then by induction
+    than ydrop; a route's cells are S's own, scored as S scored them), so by
+    2 the two are equal at every d. With every record's route, R is S's best
+    wherever no wall or floor cuts a route: test 2 then holds. Then by induction
     over the anti-diagonals up to D: N's floors are S's (its best before
     each d is at least R, every witness route living in N as in S by 1, and
     at most S's, as N's cells are nowhere above S's when the floors agree,
@@ -77,13 +84,16 @@ def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, s
                                                                 anchor_t[a], t_lo[a], t_hi[a], q_lo[a], q_hi[a],
                                                                 self_barrier)
     ops = store[ops_idx[a, side]:ops_idx[a, side + 1]]
-    cd, cs, ck, n, ok = witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix,
+    own = routes[route_idx[a, side]:route_idx[a, side + 1]]
+    if route_idx[a, 3 + side] != ops_idx[a, side]:
+        own = routes[:0]
+    cd, cs, ck, n, ok = witness_cells(ops, own, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix,
                                       gap_open + gap_ext, gap_ext, ydrop, kept)
     if not ok:
         return False
     # anti-diagonal by anti-diagonal: R before each, the floor tests, R summed over 1..D
     order = by_antidiagonal(cd, n, dstale)
-    dead = np.zeros(n, dtype=np.bool_)     # by branch (fewer than cells)
+    dead = np.zeros(cd.shape[0], dtype=np.bool_)     # by branch or route (fewer than the room for cells)
     run = 0
     pending = 0
     last = 0
@@ -97,12 +107,13 @@ def path_holds(a, side, check, status, anchor_q, anchor_t, rows_host, rows_at, s
         kind = ck[x]
         score = cs[x]
         if kind >= 0:
-            if dead[kind]:
+            if dead[kind >> 1]:
                 continue
             if score < run - ydrop:
-                dead[kind] = True
+                dead[kind >> 1] = True
                 continue
-            pending = max(pending, score)
+            if not kind & 1:
+                pending = max(pending, score)
         else:
             if score < run - ydrop:
                 return False
@@ -139,24 +150,32 @@ def by_antidiagonal(cd, n, dmax):
 
 
 @njit(cache=True, nogil=True)
-def witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix, goe, gext, ydrop, kept):
+def witness_cells(ops, routes, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matrix, goe, gext, ydrop, kept):
     """The witness cells of :func:`path_holds`: anti-diagonal, score and kind of each, and the path's own tests.
 
     Kind -1: a substitution-ending cell of the path; -2: one of its gap cells,
     or the score a skipped anti-diagonal's cell reaches from the path (test
-    3), both only tested against the floor; b >= 0: a cell of branch b.
+    3), both only tested against the floor; 2 b and 2 b + 1 >= 0: a
+    substitution-ending and a gap cell of branch or route b. ``routes``: the
+    side's routes of records off the path (:func:`~gpukernels.gpu.kernel_twin.side_routes`'s
+    bytes), each scored from the path's cell where it meets it and cut
+    before its first cell on a wall.
     Returns the three arrays, their length, and False where the path fails
     a test that needs no floor (a wall on it, both cells of a skipped
     anti-diagonal dead, or an end other than the kept best's).
     """
     m = ops.shape[0]
-    cap = 2 * m + 2
+    cap = 2 * m + 2 + routes.shape[0]
     for x in range(m):
         if ops[x] > OP_X and (x == 0 or ops[x - 1] <= OP_X):
             cap += BRANCH
     cd = np.empty(cap, dtype=np.int64)
     cs = np.empty(cap, dtype=np.int64)
     ck = np.empty(cap, dtype=np.int64)
+    # the path's score at each anti-diagonal it stands on (where a route meets it)
+    at_d = np.full(2 * m + 2 if routes.shape[0] else 1, -1, dtype=np.int64)
+    score_at = np.zeros(at_d.shape[0], dtype=np.int64)
+    at_d[0] = 0
     n = 0
     nb = 0
     i = j = d = 0
@@ -187,7 +206,7 @@ def witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matri
                     if w < p - ydrop or w - low > ydrop or _cell_walled(bi, bj, bar, wq0, wt0, wdir, walls):
                         break
                     low = min(low, w)
-                    cd[n], cs[n], ck[n] = bi + bj, w, nb
+                    cd[n], cs[n], ck[n] = bi + bj, w, 2 * nb
                     n += 1
                 nb += 1
             p -= gext if op == prev else goe
@@ -200,5 +219,37 @@ def witness_cells(ops, tA, T0, tn, qA, Q0, qn, bar, wq0, wt0, wdir, walls, matri
             return cd, cs, ck, n, False
         cd[n], cs[n], ck[n] = d, p, -1 if op == OP_EQ or op == OP_X else -2
         n += 1
+        if routes.shape[0]:
+            at_d[d] = i
+            score_at[d] = p
         prev = op
-    return cd, cs, ck, n, d == kept[0] and i == kept[6] and j == kept[7] and p == kept[5]
+    ok = d == kept[0] and i == kept[6] and j == kept[7] and p == kept[5]
+    x = 0
+    while ok and x + ROUTE_HEAD <= routes.shape[0]:
+        # a route: from the path's cell (d0, i0) in state st, its columns stored from its record back
+        d0, i0, st, cnt = get_int(routes, x), get_int(routes, x + 4), get_int(routes, x + 8), get_int(routes, x + 12)
+        x += ROUTE_HEAD + cnt
+        if d0 >= at_d.shape[0] or at_d[d0] != i0 or x > routes.shape[0]:
+            return cd, cs, ck, n, False
+        ri, rj, w = i0, d0 - i0, score_at[d0]
+        for y in range(x - 1, x - 1 - cnt, -1):
+            col = routes[y]
+            if col == 0:
+                ri += 1
+                rj += 1
+                w += matrix[tA[T0 - rj], qA[Q0 + ri]]
+                st = 0
+            elif col == 3:
+                rj += 1
+                w -= gext if st == 1 else goe
+                st = 1
+            else:
+                ri += 1
+                w -= gext if st == 2 else goe
+                st = 2
+            if _cell_walled(ri, rj, bar, wq0, wt0, wdir, walls):
+                break
+            cd[n], cs[n], ck[n] = ri + rj, w, 2 * nb + (st != 0)
+            n += 1
+        nb += 1
+    return cd, cs, ck, n, ok

@@ -98,6 +98,9 @@ EXEC_WIDE_STEPS = 1 << 14
 EXEC_WIDE_WIDTH = 64
 #: blocks per side that pack a wide round's tracebacks for the copy to the host
 PACK_BLOCKS = 16
+#: a route's header in ydrop_trace's routes (kernel_twin.side_routes): the cell where it meets the path
+#: (anti-diagonal, i, state) and its columns' count, four little-endian int32
+ROUTE_HEAD = 16
 #: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
 DUMP_HEAD = 16
 #: cells per row of a side's rows kept at its best cell (kernel's dump_w; wider ones are not kept),
@@ -173,6 +176,24 @@ def _slot_columns(out, obase, size, lens):
         flat[at:at + lens[x]] = out[end - lens[x]:end]
         at += lens[x]
     return flat, lens
+
+
+def route_room(bi, bj):
+    """Bytes of routes each side of an executor batch may write (``ydrop_trace``, kernel_twin.side_routes; past
+    them, none)."""
+    return np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64) + 4 * ROUTE_HEAD
+
+
+@njit(cache=True, nogil=True)
+def _slot_routes(out, obase, lens):
+    """The routes' bytes from the front of each side's room, one flat array (sides of -1 bytes: none)."""
+    flat = np.empty(np.maximum(lens, 0).sum(), dtype=np.uint8)
+    at = 0
+    for x in range(lens.shape[0]):
+        if lens[x] > 0:
+            flat[at:at + lens[x]] = out[obase[x]:obase[x] + lens[x]]
+            at += lens[x]
+    return flat
 
 
 def _pack_dumps(dumps):
@@ -377,7 +398,7 @@ class DeviceRunner:
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None):
+                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None, tb_rec=None):
         """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the warp kernels in 16-bit
         pairs where they apply, the inspector and the executor; False, never). ``dcap``: the anti-diagonals
         past which a side is abandoned (default: :data:`DCAP` for warps, none for blocks)."""
@@ -403,7 +424,7 @@ class DeviceRunner:
                 dstop if dstop is not None else z,
                 tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
                 tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
-                dump_at if dump_at is not None else z, slots if slots is not None else z,
+                tb_rec if tb_rec is not None else np.uint64(0), dump_at if dump_at is not None else z, slots if slots is not None else z,
                 dump if dump is not None else zi, np.int32(dump_w))
         blocks = (n + tpb - 1) // tpb
         if not wide:
@@ -487,20 +508,25 @@ class DeviceRunner:
         band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
         return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None):
-        """The columns of the tasks' paths to their best cells ``(bi, bj)``: one flat array, and each task's count.
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
+        """The columns of the tasks' paths to their best cells ``(bi, bj)``: one flat array, and each task's count;
+        then the routes of their records off the paths, one flat array, and each task's bytes (-1: none).
 
         The executor writes each task's traceback bytes (mode 1, up to
         anti-diagonal ``dstop``) at ``tbb`` (``tb_total`` bytes in all) and
         its anti-diagonal rows at ``adb``; ``ydrop_trace`` then walks them
         back on the device, one thread per task, so only the columns come
         back. ``keep``: the slot where each task keeps its rows at its best
-        (-1: none), :class:`~gpukernels.gpu.kept_rows.KeptRows`.
+        (-1: none), :class:`~gpukernels.gpu.kept_rows.KeptRows`. ``routes``:
+        the executor also notes where each best rose, and ``ydrop_trace``
+        walks those cells off the path back to it
+        (:func:`~gpukernels.gpu.kernel_twin.side_routes`, the walk's proof's witnesses).
         """
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(ad_total, 1), dtype=cp.int32)
         tb_off = cp.empty(max(ad_total, 1), dtype=cp.int64)
+        tb_rec = cp.empty(max(ad_total, 1), dtype=cp.int32) if routes else None
         use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
         n = len(tasks)
         size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
@@ -529,7 +555,8 @@ class DeviceRunner:
         def launch(part, b, in_block):
             self._launch(cp.ascontiguousarray(part[:, :9]), 1, b, in_block, dstop=cp.ascontiguousarray(part[:, 11]),
                          tbb=cp.ascontiguousarray(part[:, 9]), adb=cp.ascontiguousarray(part[:, 10]), tb=tb,
-                         tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None)
+                         tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None,
+                         tb_rec=tb_rec)
 
         if lone_parts:
             # the long chains on a stream of their own, beside the warps on the caller's
@@ -550,14 +577,27 @@ class DeviceRunner:
                 launch(*part)
         out = cp.empty(max(int(size.sum()), 1), dtype=cp.uint8)
         lens = cp.empty(n, dtype=cp.int64)
+        nul = np.uint64(0)
+        if routes:
+            room = route_room(bi, bj)
+            rbase = np.concatenate([[0], np.cumsum(room)[:-1]]).astype(np.int64)
+            rout = cp.empty(max(int(room.sum()), 1), dtype=cp.uint8)
+            rlens = cp.empty(n, dtype=cp.int64)
+            route_args = (tb_rec, self._to_device(rbase, "exec_rbase"), rout, rlens)
+        else:
+            route_args = (nul, nul, nul, nul)
         self._trace(((n + 127) // 128,), (128,),
                     (np.int32(n), cp.ascontiguousarray(d_tasks), self.t, self.q, tb, tb_lo, tb_off,
                      cp.ascontiguousarray(d_tbb), cp.ascontiguousarray(d_adb), cp.ascontiguousarray(d_bi),
-                     cp.ascontiguousarray(d_bj), cp.ascontiguousarray(d_obase), out, lens))
+                     cp.ascontiguousarray(d_bj), cp.ascontiguousarray(d_obase), out, lens) + route_args)
         self.launches += 1
         # _slot_columns copies the columns out of the pinned buffers before the next call reuses them
         h_lens = self._to_host(lens, "exec_lens")
-        return _slot_columns(self._to_host(out, "exec_out"), obase, size, h_lens.copy())
+        flat, counts = _slot_columns(self._to_host(out, "exec_out"), obase, size, h_lens.copy())
+        if not routes:
+            return flat, counts, np.zeros(0, dtype=np.uint8), np.full(n, -1, dtype=np.int64)
+        h_rlens = self._to_host(rlens, "exec_rlens").copy()
+        return flat, counts, _slot_routes(self._to_host(rout, "exec_rout"), rbase, h_rlens), h_rlens
 
     def kept_rows(self, slots, into=None):
         """The rows kept in ``slots``, packed on the device and copied to the host (:func:`_pack_dumps`'s result).
