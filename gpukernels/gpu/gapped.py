@@ -97,7 +97,7 @@ from .kept import BSHIFT, add_kept, on_kept, side_dirty
 from .kept_rows import KeptRows, kept_on_host
 from .path_holds import path_holds
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
-                     R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
+                     R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, ROUTE_HEAD, DeviceRunner, _up16)
 
 #: anchors inspected per wave at most
 WAVE = 4096
@@ -194,8 +194,10 @@ EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
 EARLY_CAP = 0
 #: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
-#: offset (8) and at most one column of the path
-_ROW_BYTES = 13
+#: offset (8), record (4, PATH_ROUTES), at most one column of the path and a byte of the routes' room
+_ROW_BYTES = 18
+#: executor memory per side besides: the rest of its routes' room (runner.route_room)
+_SIDE_BYTES = 4 * ROUTE_HEAD
 _MAXLEN = 1 << 30
 
 #: host-only columns of each side's row. R_CHECKED: what the dirty checks know since its inspection
@@ -261,7 +263,7 @@ def _choose_exec(idx, status, res_all, mem, sel):
             r = res_all[2 * a + side]
             dd = r[R_BI] + r[R_BJ]
             if dd > 0:
-                need += r[R_CAB] + _ROW_BYTES * (dd + 1)
+                need += r[R_CAB] + _ROW_BYTES * (dd + 1) + _SIDE_BYTES
         if need <= mem:
             sel[taken] = a
             taken += 1
@@ -1482,7 +1484,8 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     flats, side_lens = [], np.zeros(len(side_rows), dtype=np.int64)
     rflats, route_lens = [], np.zeros(len(side_rows), dtype=np.int64)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
-    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1), 0).reshape(-1, 2).sum(axis=1)
+    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1) + _SIDE_BYTES,
+                    0).reshape(-1, 2).sum(axis=1)
     start = 0
     while start < len(idx):
         # a batch: consecutive anchors whose tracebacks fit the budget together (at least one)
