@@ -113,7 +113,7 @@ class EmuRunner:
                 self.band_retries += 1
         return out, band
 
-    def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None):
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None, routes=True):
         """Kernel mode 2 task by task in its room, then packed as ``ydrop_pack`` packs."""
         self.launches += 2
         out = np.empty((len(tasks), R_N), dtype=np.int64)
@@ -122,25 +122,28 @@ class EmuRunner:
             tb = np.full(max(int(tb_room[x]), 1), 255, dtype=np.uint8)
             lo = np.zeros(max(int(ad_room[x]), 1), dtype=np.int32)
             off = np.zeros(max(int(ad_room[x]), 1), dtype=np.int64)
+            rec = np.full(max(int(ad_room[x]), 1), -1, dtype=np.int32)
             keep, stale = (self._slot(slots[x][0]), self._slot(slots[x][1])) if slots is not None else (None, None)
             out[x] = _task(self.t, self.q, tk, self.matrix, self.gap_open, self.gap_ext, self.ydrop, self._walls_now(),
                            self.wide_band, 2, 0, tb, 0, lo, off, 0, 1 << 30 if dcap is None else dcap,
                            int(tb_room[x]), int(ad_room[x]),
-                           keep, stale)
-            scratch.append((tb, lo, off))
+                           keep, stale, rec)
+            scratch.append((tb, lo, off, rec))
         pos, apos = _packed_bases(out)
         p_tb = np.zeros(int(pos[-1]), dtype=np.uint8)
         p_lo = np.zeros(int(apos[-1]), dtype=np.int32)
         p_off = np.zeros(int(apos[-1]), dtype=np.int64)
-        for x, (tb, lo, off) in enumerate(scratch):
+        p_rec = np.full(int(apos[-1]), -1, dtype=np.int32)
+        for x, (tb, lo, off, rec) in enumerate(scratch):
             n_ad = int(apos[x + 1] - apos[x])
             if n_ad:
                 cab = int(out[x, R_CAB])
                 p_tb[pos[x]:pos[x] + cab] = tb[:cab]
                 p_lo[apos[x] + 1:apos[x + 1]] = lo[1:n_ad]
                 p_off[apos[x] + 1:apos[x + 1]] = off[1:n_ad]
+                p_rec[apos[x] + 1:apos[x + 1]] = rec[1:n_ad]
         band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)
-        return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1])
+        return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1], p_rec if routes else None)
 
     def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)

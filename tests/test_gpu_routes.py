@@ -58,3 +58,29 @@ def test_device_routes_equal_the_twins(wide):
     # without routes: the same columns, no routes
     bare = device.execute(*call, routes=False)
     assert np.array_equal(bare[0], want[0]) and (bare[3] == -1).all()
+
+
+def test_round_records_equal_the_twins():
+    """A round's packed records (``ydrop_pack``, mode 2) equal the emulator's, so the host's routes
+    of a round's sides (``gapped._traced_columns``) are the twin's."""
+    from gapped_emulator import EmuRunner
+    from gpukernels.gpu.runner import DeviceRunner
+    sc = Scoring()
+    rng = np.random.default_rng(4)
+    t, q = _pair(rng, 12000, 0.01)
+    n = 16
+    aq = np.sort(rng.integers(100, len(q) - 100, n))
+    at = np.clip(aq * len(t) // len(q), 0, len(t) - 1)
+    tasks = gg._tasks_of(np.arange(n), aq, at, np.zeros(n, np.int64), np.full(n, len(t)), np.zeros(n, np.int64),
+                         np.full(n, len(q)), False)
+    args = (t, q, sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 4, 1 << 28)
+    device, emu = DeviceRunner(*args), EmuRunner(*args)
+    room = (np.full(len(tasks), 1 << 22), np.full(len(tasks), 1 << 14))
+    r_emu, _, traced_emu = emu.inspect_traced(tasks, *room)
+    r_dev, _, traced_dev = device.inspect_traced(tasks, *room)
+    assert np.array_equal(r_emu, r_dev)
+    assert (r_dev[:, R_BI] + r_dev[:, R_BJ] > 0).sum() > 0
+    names = ("tb_lo", "tb_off", "tbb", "adb", "rec")
+    for name, w, g in zip(names, traced_emu[1:], traced_dev[1:]):
+        assert np.array_equal(np.asarray(w), np.asarray(g)), name
+    assert (traced_dev[5] >= 0).sum() > 0

@@ -1111,12 +1111,14 @@ extern "C" __global__ void ydrop_chunk(WIDE_PARAMS) { wide_block<true>(WIDE_ARGS
 // (first i, offset) to out_ad, packed in task order: the tasks before it that hold a traceback
 // (R_TRACED and a best cell past the origin) come first, each from a multiple of 16 bytes (the
 // rooms in tb start at multiples of 16 too, so the bytes move as 16-byte words). The host
-// computes the same positions from res (_packed_bases in gpu/gapped.py).
+// computes the same positions from res (_packed_bases in gpu/gapped.py). Where tb_rec is given, each
+// row's record (ydrop_task's) goes to out_rec beside it (row 0: -1).
 extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int ntasks,
                                       const long long* __restrict__ tb_base, const long long* __restrict__ ad_base,
                                       const unsigned char* __restrict__ tb, const int* __restrict__ tb_lo,
                                       const long long* __restrict__ tb_off, unsigned char* __restrict__ out_tb,
-                                      long long* __restrict__ out_ad)
+                                      long long* __restrict__ out_ad, const int* __restrict__ tb_rec,
+                                      int* __restrict__ out_rec)
 {
     const int task = blockIdx.x;
     if (task >= ntasks) return;
@@ -1138,6 +1140,7 @@ extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int nta
     for (long long k = first; k <= ds; k += step) {
         out_ad[2 * (apos + k)] = k ? tb_lo[ad_base[task] + k] : 0;
         out_ad[2 * (apos + k) + 1] = k ? tb_off[ad_base[task] + k] : 0;
+        if (tb_rec) out_rec[apos + k] = k ? tb_rec[ad_base[task] + k] : -1;
     }
 }
 

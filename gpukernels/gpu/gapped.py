@@ -92,7 +92,7 @@ from ..cpu.buffers import ArrayPool, grow
 from ..cpu.cycles import cycles
 from ..cpu.relay import compile_traceback, relay_side, side_region
 from . import wait
-from .kernel_twin import _FAR, _not_above
+from .kernel_twin import _FAR, _not_above, routes_batch
 from .kept import BSHIFT, add_kept, on_kept, side_dirty
 from .kept_rows import KeptRows, kept_on_host
 from .path_holds import path_holds
@@ -210,10 +210,13 @@ R_CHECKED, R_FULL_CELLS, R_FULL_DIAGS = R_N, R_N + 1, R_N + 2
 #: redid that came out as the GPU's stale result had them (score, best cell and columns): where most do,
 #: a stronger proof than path_holds would spare their DP
 H_SAME = 11
+#: of those, the sides whose stale run came without the routes of its records (a round's or the relay's,
+#: or one that outgrew its room): path_holds had only the path's witnesses for them
+H_BARE = 12
 #: the walk's cycle sums in its ``host`` counts, after those: each anchor's test of lying on a kept path, its
 #: dirty checks (and of them the path checks, path_holds, rounds' look-ahead included), its sides (GPU results
 #: taken or redone on the host) and its keep
-H_KEPT, H_CHECK, H_HOLDS, H_SIDES, H_KEEP, H_N = 12, 13, 14, 15, 16, 17
+H_KEPT, H_CHECK, H_HOLDS, H_SIDES, H_KEEP, H_N = 13, 14, 15, 16, 17, 18
 
 #: counts from each thread's last call (waves, launches, CPU fallbacks, ...): see last_stats
 _LAST = threading.local()
@@ -703,8 +706,8 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo, stale):
     the cells of both, each side's anti-diagonals swept by a redo, and the grown
     host DP buffers.
     """
-    (_, _, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, _, _, walls, t, q, t_rev, q_rev, t_lo, t_hi, q_lo,
-     q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host) = held
+    (_, _, anchor_q, anchor_t, rows_host, rows_at, store, ops_idx, _, route_idx, walls, t, q, t_rev, q_rev, t_lo, t_hi,
+     q_lo, q_hi, self_barrier, matrix, gap_open, gap_ext, ydrop, host) = held
     aq = anchor_q[a]
     at = anchor_t[a]
     sides = (t, q, t_rev, q_rev, aq, at, t_lo[a], t_hi[a], q_lo[a], q_hi[a], matrix, gap_open, gap_ext, ydrop,
@@ -722,8 +725,10 @@ def _both_sides(a, redo, res_all, held, work, tb, tb_off, tb_lo, stale):
         idx = ops_idx[a]
         if stale and redo & 1 and _same_as_stale(lsc, li, lj, lops, res_all[2 * a], store[idx[0]:idx[1]]):
             host[H_SAME] += 1
+            host[H_BARE] += route_idx[a, 3] != idx[0]
         if stale and redo & 2 and _same_as_stale(rsc, ri, rj, rops, res_all[2 * a + 1], store[idx[1]:idx[2]]):
             host[H_SAME] += 1
+            host[H_BARE] += route_idx[a, 4] != idx[1]
     return lsc, li, lj, lops, rsc, ri, rj, rops, n1 + n2, d1, d2, tb, tb_off, tb_lo
 
 
@@ -989,7 +994,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             # each side keeps its rows at its new best, and stops at its stale best where they allow
             fresh = kept.fresh(len(rows), status)
             r, b, traced = runner.inspect_traced(tasks, *room, slots=np.stack([fresh, kept.slot_of[rows]], axis=1),
-                                                 dcap=dcap)
+                                                 dcap=dcap, routes=PATH_ROUTES)
             ok = (r[:, R_STATUS] == 0) & (fresh >= 0)
             kept.assign(rows, np.where(ok, fresh, -1))
             kept.release(fresh[~ok])
@@ -1022,8 +1027,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 held = (status[idx] == 1) & whole.reshape(-1, 2).all(axis=1)
                 if held.any():
                     c3 = clock()
-                    store, used = _traced_columns(np.flatnonzero(held), idx, r, tasks, traced, t, q, ops_idx, store,
-                                                  used)
+                    store, used, routes, rused = _traced_columns(np.flatnonzero(held), idx, r, tasks, traced, t, q,
+                                                                 ops_idx, store, used, route_idx, routes, rused)
                     stats["traceback_s"] += clock() - c3
                     status[idx[held]] = 2
                     stats["executed"] += int(held.sum())
@@ -1406,6 +1411,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     stats["host_anchors"], stats["host_cells"], stats["host_stopped"] = int(host[0]), int(host[1]), int(host[9])
     stats["path_held"] = int(host[10])
     stats["redone_same"] = int(host[H_SAME])
+    stats["redone_same_bare"] = int(host[H_BARE])
     stats["walk_cycles"] = dict(zip(("on_kept", "dirty", "path_holds", "sides", "keep"),
                                     (host[H_KEPT:H_N] / 1e6).round(1).tolist()))
     stats["host_why"] = dict(zip(("dirty_sides", "dirty_anchors", "host_only", "abandoned"),
@@ -1541,14 +1547,16 @@ def _trace_room(stale, mem):
     return tb_room, ad_room
 
 
-def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used):
-    """Store the columns of anchors ``idx[held]`` from the tracebacks a mode 2 inspection packed.
+def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used, route_idx, routes, rused):
+    """Store the columns of anchors ``idx[held]`` from the tracebacks a mode 2 inspection packed, and
+    the routes of their records off the paths where it packed the records.
 
     ``r`` and ``tasks`` are that inspection's rows (left, right per anchor
-    of ``idx``), ``traced`` its ``(tb, tb_lo, tb_off, tbb, adb)``. Returns
-    the (grown) store and the new ``used``, as :func:`_store_columns`.
+    of ``idx``), ``traced`` its ``(tb, tb_lo, tb_off, tbb, adb, rec)``. Returns
+    the (grown) store and the new ``used``, as :func:`_store_columns`, then
+    the routes' (:func:`_store_routes`).
     """
-    tb, tb_lo, tb_off, tbb, adb = traced
+    tb, tb_lo, tb_off, tbb, adb, rec = traced
     srow = _side_rows(held)
     past = np.flatnonzero(r[srow, R_BI] + r[srow, R_BJ] > 0)     # sides whose best cell is past the origin
     run = srow[past]
@@ -1556,7 +1564,15 @@ def _traced_columns(held, idx, r, tasks, traced, t, q, ops_idx, store, used):
                                   q)
     side_lens = np.zeros(len(srow), dtype=np.int64)
     side_lens[past] = lens          # past ascends: the columns follow the sides' order
-    return _store_columns(flat, side_lens, idx[held], ops_idx, store, used)
+    store, used = _store_columns(flat, side_lens, idx[held], ops_idx, store, used)
+    if rec is None:
+        return store, used, routes, rused
+    # the host walks the routes as ydrop_trace would (the bytes are the round's packed copy)
+    rflat, rlens = routes_batch(tb, tb_lo, tb_off, rec, tbb[run], adb[run], r[run, R_BI], r[run, R_BJ])
+    route_lens = np.zeros(len(srow), dtype=np.int64)
+    route_lens[past] = rlens
+    routes, rused = _store_routes(rflat, route_lens, idx[held], ops_idx, route_idx, routes, rused)
+    return store, used, routes, rused
 
 
 def _store_pieces(pieces, idx, ops_idx, store, used):

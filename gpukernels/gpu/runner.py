@@ -466,7 +466,7 @@ class DeviceRunner:
         band[out[:, R_STATUS] != 0] = 0
         return out, band
 
-    def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None):
+    def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None, routes=True):
         """A wide round in one launch: inspector results, bands, and the tracebacks that fitted.
 
         Task x may write ``tb_room[x]`` traceback bytes and ``ad_room[x]``
@@ -475,9 +475,11 @@ class DeviceRunner:
         ``slots`` (ntasks, 2): the slot where each task keeps its rows at its
         best, and the slot of its stale run's (-1: none), :class:`~gpukernels.gpu.kept_rows.KeptRows`.
         ``dcap``: the anti-diagonals past which a side is abandoned (none by default).
-        Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb))``: the packed
+        Returns ``(res, band, (tb, tb_lo, tb_off, tbb, adb, rec))``: the packed
         tracebacks and where each task's starts (:func:`_packed_bases`; valid
-        where ``res[x, R_TRACED]`` and the best cell is past the origin).
+        where ``res[x, R_TRACED]`` and the best cell is past the origin), and
+        with ``routes`` each row's record (where the best rose, for
+        :func:`~gpukernels.gpu.kernel_twin.routes_batch`; else None).
         ``tb`` is a view of pinned memory, valid until the runner's next call.
         """
         cp = self.cp
@@ -495,18 +497,23 @@ class DeviceRunner:
         tb = cp.empty(max(int(tbb[-1]), 1), dtype=cp.uint8)
         tb_lo = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32)
         tb_off = cp.empty(max(int(adb[-1]), 1), dtype=cp.int64)
+        tb_rec = cp.empty(max(int(adb[-1]), 1), dtype=cp.int32) if routes else None
         self._launch(d_tasks, 2, self.wide_band, True, res=res, tbb=d_tbb, adb=d_adb, tb=tb, tb_lo=tb_lo,
-                     tb_off=tb_off, slots=d_slots, dcap=dcap)
+                     tb_off=tb_off, slots=d_slots, dcap=dcap, tb_rec=tb_rec)
         out_tb = cp.empty_like(tb)
         out_ad = cp.empty(2 * len(tb_off), dtype=cp.int64)
-        self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad))
+        out_rec = cp.empty(len(tb_off), dtype=cp.int32) if routes else None
+        nul = np.uint64(0)
+        self._pack((n, PACK_BLOCKS), (256,), (res, np.int32(n), d_tbb, d_adb, tb, tb_lo, tb_off, out_tb, out_ad,
+                                               tb_rec if routes else nul, out_rec if routes else nul))
         self.launches += 1
         r = self._to_host(res, "res").copy()
         pos, apos = _packed_bases(r)
         h_tb = self._to_host(out_tb[:int(pos[-1])], "tb")
         h_ad = self._to_host(out_ad[:2 * int(apos[-1])], "ad").reshape(-1, 2)
+        h_rec = self._to_host(out_rec[:int(apos[-1])], "rec").copy() if routes else None
         band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
-        return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1])
+        return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1], h_rec)
 
     def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
         """The columns of the tasks' paths to their best cells ``(bi, bj)``: one flat array, and each task's count;
