@@ -27,20 +27,25 @@ def _pair(rng, n, indels):
     return t, np.array(q, dtype=np.uint8)
 
 
-@pytest.mark.parametrize("wide", [False, True])
-def test_device_routes_equal_the_twins(wide):
+def _sides(seed, length, n):
+    """Tasks of ``n`` anchors along a random diverged pair of ``length`` letters, and a device runner
+    and an emulator on the pair."""
     from gapped_emulator import EmuRunner
     from gpukernels.gpu.runner import DeviceRunner
     sc = Scoring()
-    rng = np.random.default_rng(3)
-    t, q = _pair(rng, 20000, 0.01)
-    n = 48
+    rng = np.random.default_rng(seed)
+    t, q = _pair(rng, length, 0.01)
     aq = np.sort(rng.integers(100, len(q) - 100, n))
     at = np.clip(aq * len(t) // len(q), 0, len(t) - 1)
     tasks = gg._tasks_of(np.arange(n), aq, at, np.zeros(n, np.int64), np.full(n, len(t)), np.zeros(n, np.int64),
                          np.full(n, len(q)), False)
     args = (t, q, sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 4, 1 << 28)
-    device, emu = DeviceRunner(*args), EmuRunner(*args)
+    return tasks, DeviceRunner(*args), EmuRunner(*args)
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_device_routes_equal_the_twins(wide):
+    tasks, device, emu = _sides(3, 20000, 48)
     res, band = emu.inspect(tasks)
     run = np.flatnonzero((band > 0) & (res[:, R_BI] + res[:, R_BJ] > 0))
     ds = res[run, R_BI] + res[run, R_BJ]
@@ -63,18 +68,7 @@ def test_device_routes_equal_the_twins(wide):
 def test_round_records_equal_the_twins():
     """A round's packed records (``ydrop_pack``, mode 2) equal the emulator's, so the host's routes
     of a round's sides (``gapped._traced_columns``) are the twin's."""
-    from gapped_emulator import EmuRunner
-    from gpukernels.gpu.runner import DeviceRunner
-    sc = Scoring()
-    rng = np.random.default_rng(4)
-    t, q = _pair(rng, 12000, 0.01)
-    n = 16
-    aq = np.sort(rng.integers(100, len(q) - 100, n))
-    at = np.clip(aq * len(t) // len(q), 0, len(t) - 1)
-    tasks = gg._tasks_of(np.arange(n), aq, at, np.zeros(n, np.int64), np.full(n, len(t)), np.zeros(n, np.int64),
-                         np.full(n, len(q)), False)
-    args = (t, q, sc.matrix, sc.gap_open, sc.gap_extend, sc.ydrop, 4, 1 << 28)
-    device, emu = DeviceRunner(*args), EmuRunner(*args)
+    tasks, device, emu = _sides(4, 12000, 16)
     room = (np.full(len(tasks), 1 << 22), np.full(len(tasks), 1 << 14))
     r_emu, _, traced_emu = emu.inspect_traced(tasks, *room)
     r_dev, _, traced_dev = device.inspect_traced(tasks, *room)
