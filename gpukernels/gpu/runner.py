@@ -424,7 +424,8 @@ class DeviceRunner:
                 dstop if dstop is not None else z,
                 tbb if tbb is not None else z, adb if adb is not None else z, tb if tb is not None else zb,
                 tb_lo if tb_lo is not None else zi, tb_off if tb_off is not None else z,
-                tb_rec if tb_rec is not None else np.uint64(0), dump_at if dump_at is not None else z, slots if slots is not None else z,
+                tb_rec if tb_rec is not None else np.uint64(0), dump_at if dump_at is not None else z,
+                slots if slots is not None else z,
                 dump if dump is not None else zi, np.int32(dump_w))
         blocks = (n + tpb - 1) // tpb
         if not wide:
