@@ -1157,7 +1157,8 @@ extern "C" __global__ void ydrop_pack(const long long* __restrict__ res, int nta
 // cell in state 0), from the last anti-diagonal down, until it meets the path in the same state. Each
 // route goes to rout from rout_base[task]: a header of four little-endian int32 (the meeting cell's
 // anti-diagonal, i and state, the count) and its columns from the record back (0 a substitution, 2 I,
-// 3 D); rlens[task] is the bytes written, -1 past the room (bi + bj + 64, less 4 bytes a noted record).
+// 3 D); rlens[task] is the bytes written, -1 past the room (rout_base[task] .. rout_base[task + 1], less 4
+// bytes a noted record: gpu/runner.route_room).
 // The twin is gpu/kernel_twin.side_routes; the walk's proof uses them (gpu/path_holds).
 __device__ __forceinline__ void put_int(unsigned char* p, long long v)
 {
@@ -1200,7 +1201,7 @@ extern "C" __global__ void ydrop_trace(int ntasks, const long long* __restrict__
     long long a0 = base_of(i + j), a1 = base_of(i + j - 1), a2 = base_of(i + j - 2);
     // routes: the records off the path, their anti-diagonals as int32 from the room's end down (read
     // beside each step's byte: the walk does not wait on them), then each walked back
-    const long long dbest = i + j, room = dbest + 64;
+    const long long room = routes ? rout_base[task + 1] - rout_base[task] : 0;
     const int* rec = routes ? tb_rec + ad_base[task] : nullptr;
     unsigned char* ro = routes ? rout + rout_base[task] : nullptr;
     long long nlist = 0;
@@ -1429,4 +1430,18 @@ extern "C" __global__ void rows_pack(const int* __restrict__ arena, int w, const
     for (int x = threadIdx.x; x < DUMP_HEAD; x += blockDim.x) dst[x] = src[x];
     for (int r = 0; r < 4; ++r)
         for (int x = threadIdx.x; x < n; x += blockDim.x) dst[DUMP_HEAD + r * n + x] = src[DUMP_HEAD + r * (w + 2) + x];
+}
+
+// The bytes written at the front of each room of src (room k from src_at[k], at[k + 1] - at[k] of them)
+// packed one after another into dst from at[k]: ydrop_trace's routes, where a room holds far more than its
+// side writes (gpu/runner._packed_rooms). One block a room.
+extern "C" __global__ void pack_rooms(const unsigned char* __restrict__ src, const long long* __restrict__ src_at,
+                                      const long long* __restrict__ at, int n, unsigned char* __restrict__ dst)
+{
+    const int k = blockIdx.x;
+    if (k >= n) return;
+    const unsigned char* from = src + src_at[k];
+    unsigned char* to = dst + at[k];
+    const long long len = at[k + 1] - at[k];
+    for (long long x = threadIdx.x; x < len; x += blockDim.x) to[x] = from[x];
 }

@@ -91,13 +91,14 @@ from ..cpu import gapped as cg
 from ..cpu.buffers import ArrayPool, grow
 from ..cpu.cycles import cycles
 from ..cpu.relay import compile_traceback, relay_side, side_region
-from . import wait
+from . import runner as runner_mod, wait
 from .kernel_twin import _FAR, _not_above, routes_batch
 from .kept import BSHIFT, add_kept, on_kept, side_dirty
 from .kept_rows import KeptRows, kept_on_host
 from .path_holds import path_holds
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
-                     R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, ROUTE_HEAD, DeviceRunner, _up16)
+                     R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16,
+                     route_room)
 
 #: anchors inspected per wave at most
 WAVE = 4096
@@ -193,11 +194,10 @@ ABANDONED_AFTER_EARLY = True
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
 EARLY_CAP = 0
-#: executor memory per anti-diagonal up to the best, besides a byte per cell: its first cell (4 bytes),
-#: offset (8), record (4, PATH_ROUTES), at most one column of the path and a byte of the routes' room
-_ROW_BYTES = 18
-#: executor memory per side besides: the rest of its routes' room (runner.route_room)
-_SIDE_BYTES = 4 * ROUTE_HEAD
+#: executor memory per anti-diagonal up to the best, besides a byte per cell and the routes' room
+#: (runner.route_room): its first cell (4 bytes), offset (8), record (4, PATH_ROUTES) and at most one column
+#: of the path
+_ROW_BYTES = 17
 _MAXLEN = 1 << 30
 
 #: host-only columns of each side's row. R_CHECKED: what the dirty checks know since its inspection
@@ -251,11 +251,13 @@ def _form_wave(pos, anchor_q, anchor_t, K, run_off, runs, head, ents, width, sta
 
 
 @njit(cache=True, nogil=True)
-def _choose_exec(idx, status, res_all, mem, sel):
+def _choose_exec(idx, status, res_all, mem, room_ad, room_extra, sel):
     """Anchors of ``idx`` just inspected to trace back on the GPU: all whose traceback fits ``mem``.
 
-    The executor then runs with the walls the inspector saw. Returns the
-    number written to ``sel``.
+    The executor then runs with the walls the inspector saw; a side's
+    routes take ``room_ad`` bytes a best anti-diagonal and ``room_extra``
+    more (:func:`~gpukernels.gpu.runner.route_room`). Returns the number
+    written to ``sel``.
     """
     taken = 0
     for a in idx:
@@ -266,7 +268,7 @@ def _choose_exec(idx, status, res_all, mem, sel):
             r = res_all[2 * a + side]
             dd = r[R_BI] + r[R_BJ]
             if dd > 0:
-                need += r[R_CAB] + _ROW_BYTES * (dd + 1) + _SIDE_BYTES
+                need += r[R_CAB] + _ROW_BYTES * (dd + 1) + room_ad * dd + room_extra
         if need <= mem:
             sel[taken] = a
             taken += 1
@@ -1036,7 +1038,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         if inspected is not None:
             inspected()
         chosen = np.empty(len(idx), dtype=np.int64)
-        m = _choose_exec(idx, status, res_all, budget, chosen)
+        m = _choose_exec(idx, status, res_all, budget, runner_mod.ROUTE_ROOM_PER_AD, runner_mod.ROUTE_ROOM_EXTRA,
+                         chosen)
         exec_s = 0.0
         if m:
             with _exec_stream(runner, at is not None):
@@ -1490,7 +1493,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     flats, side_lens = [], np.zeros(len(side_rows), dtype=np.int64)
     rflats, route_lens = [], np.zeros(len(side_rows), dtype=np.int64)
     ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
-    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1) + _SIDE_BYTES,
+    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1) + route_room(ds_all, 0),
                     0).reshape(-1, 2).sum(axis=1)
     start = 0
     while start < len(idx):

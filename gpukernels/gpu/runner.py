@@ -101,6 +101,11 @@ PACK_BLOCKS = 16
 #: a route's header in ydrop_trace's routes (kernel_twin.side_routes): the cell where it meets the path
 #: (anti-diagonal, i, state) and its columns' count, four little-endian int32
 ROUTE_HEAD = 16
+#: a side's room for its routes, a byte per best anti-diagonal times ROUTE_ROOM_PER_AD and ROUTE_ROOM_EXTRA
+#: bytes more (route_room): it holds the anti-diagonals of the records off the path (4 bytes each, at most one
+#: an anti-diagonal) beside the routes; only its bytes written come back (kernel pack_rooms)
+ROUTE_ROOM_PER_AD = 5
+ROUTE_ROOM_EXTRA = 1024
 #: ints of a relay chunk's state header (kernel ydrop_chunk's dump; its rows follow, band + 2 ints each)
 DUMP_HEAD = 16
 #: cells per row of a side's rows kept at its best cell (kernel's dump_w; wider ones are not kept),
@@ -180,8 +185,8 @@ def _slot_columns(out, obase, size, lens):
 
 def route_room(bi, bj):
     """Bytes of routes each side of an executor batch may write (``ydrop_trace``, kernel_twin.side_routes; past
-    them, none)."""
-    return np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64) + 4 * ROUTE_HEAD
+    them, none): :data:`ROUTE_ROOM_PER_AD` a best anti-diagonal and :data:`ROUTE_ROOM_EXTRA`."""
+    return ROUTE_ROOM_PER_AD * (np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)) + ROUTE_ROOM_EXTRA
 
 
 @njit(cache=True, nogil=True)
@@ -264,6 +269,7 @@ class DeviceRunner:
         self._pack = get_kernel("gapped", "ydrop_pack")
         self._trace = get_kernel("gapped", "ydrop_trace")
         self._rows_pack = get_kernel("gapped", "rows_pack")
+        self._pack_rooms = get_kernel("gapped", "pack_rooms")
         self._walk_ahead = get_kernel("gapped", "relay_walk_ahead")
         self._walk_join = get_kernel("gapped", "relay_walk_join")
         self._relay_tables = get_kernel("gapped", "relay_tables")
@@ -587,11 +593,13 @@ class DeviceRunner:
         lens = cp.empty(n, dtype=cp.int64)
         nul = np.uint64(0)
         if routes:
-            room = route_room(bi, bj)
-            rbase = np.concatenate([[0], np.cumsum(room)[:-1]]).astype(np.int64)
-            rout = cp.empty(max(int(room.sum()), 1), dtype=cp.uint8)
+            # side x's room: rbase[x] .. rbase[x + 1]
+            rbase = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(route_room(bi, bj), out=rbase[1:])
+            d_rbase = self._to_device(rbase, "exec_rbase")
+            rout = cp.empty(max(int(rbase[-1]), 1), dtype=cp.uint8)
             rlens = cp.empty(n, dtype=cp.int64)
-            route_args = (tb_rec, self._to_device(rbase, "exec_rbase"), rout, rlens)
+            route_args = (tb_rec, d_rbase, rout, rlens)
         else:
             route_args = (nul, nul, nul, nul)
         self._trace(((n + 127) // 128,), (128,),
@@ -605,7 +613,23 @@ class DeviceRunner:
         if not routes:
             return flat, counts, np.zeros(0, dtype=np.uint8), np.full(n, -1, dtype=np.int64)
         h_rlens = self._to_host(rlens, "exec_rlens").copy()
-        return flat, counts, _slot_routes(self._to_host(rout, "exec_rout"), rbase, h_rlens), h_rlens
+        return flat, counts, self._packed_rooms(rout, d_rbase, h_rlens), h_rlens
+
+    def _packed_rooms(self, buf, d_base, lens):
+        """The bytes written at the front of each room of ``buf`` (room x from ``d_base[x]``, ``lens[x]`` bytes
+        written, -1 for none), packed on the device and copied to the host as one flat array."""
+        cp = self.cp
+        used = np.maximum(lens, 0)
+        at = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(used, out=at[1:])
+        total = int(at[-1])
+        if not total:
+            return np.zeros(0, dtype=np.uint8)
+        packed = cp.empty(total, dtype=cp.uint8)
+        self._pack_rooms((len(lens),), (128,), (buf, d_base, self._to_device(at, "rooms_at"), np.int32(len(lens)),
+                                                packed))
+        self.launches += 1
+        return self._to_host(packed, "rooms_packed").copy()
 
     def kept_rows(self, slots, into=None):
         """The rows kept in ``slots``, packed on the device and copied to the host (:func:`_pack_dumps`'s result).
