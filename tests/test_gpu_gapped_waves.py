@@ -214,7 +214,9 @@ def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
     """The walk redoes a dirty side on the host and stops it at its stale best where the rows kept
     of it allow (_redo_side), else goes on to the end: the CPU's result with no rows kept (every
     big dirty side then goes to a GPU round), 40 slots, host copies dropped for decided anchors
-    at every wave (a tiny HOST_CAP), and the budget's."""
+    at every wave (a tiny HOST_CAP), and the budget's. Every dirty side is redone (PATH_CHECK off: with
+    its routes, the hold proof spares nearly all of this array's)."""
+    monkeypatch.setattr(gpu_gapped, "PATH_CHECK", False)
     if cap is not None:
         monkeypatch.setattr(kept_rows.KeptRows, "HOST_CAP", cap)
     stats = _checked(tandem, slots)
@@ -226,12 +228,13 @@ def test_walk_stops_at_stale_best(tandem, slots, cap, monkeypatch):
         assert 0 < stats["host_stopped"] < stats["host_why"]["dirty_sides"]
 
 
-def test_big_dirty_sides_with_rows_go_to_rounds(tandem):
+def test_big_dirty_sides_with_rows_go_to_rounds(tandem, monkeypatch):
     """A dirty side whose rows at the stale best the host holds still goes to a GPU round where its
     redo up to that best would be big (_big_side counts its cells up to the best): with
     stop_round_cells 0 no side stops on the host, the rounds stop them at the stale best instead,
     and the result is the CPU's. Where they must come STOP_ROUND_MIN at a time, fewer go (none
     where no walk holds that many), and the result is the CPU's still."""
+    monkeypatch.setattr(gpu_gapped, "PATH_CHECK", False)     # every dirty side redone
     stats = _checked(tandem, None, stop_round_cells=0, stop_round_min=1)
     print({k: stats[k] for k in ("rounds", "host_stopped", "stopped")})
     assert stats["host_stopped"] == 0 and stats["rounds"] > 5 and stats["stopped"] > 0
