@@ -525,20 +525,33 @@ def compile_traceback():
 def rows_region(lo, wid, d_from, dbest):
     """:func:`side_region` of anti-diagonals ``d_from`` on, anti-diagonal d covering ``wid[d - d_from]`` cells from ``lo[d - d_from]``.
 
-    ``lo`` may stop at ``dbest``: only ``wid`` is read past it.
+    ``lo`` may stop at ``dbest``: only ``wid`` is read past it. The last
+    anti-diagonal with cells is found from the end, and the reach up to
+    ``dbest`` in scalars over slices, a loop the compiler vectorises (E. coli's
+    2 Mb side: 9 ms on the device's host in the scalar loop it replaced, on
+    the relay's traceback path).
     """
     out = np.zeros(5, dtype=np.int64)
-    for x in range(max(1 - d_from, 0), wid.shape[0]):
-        d = d_from + x
-        width = np.int64(wid[x])
-        if width > 0:
-            out[4] = d
-        if d <= dbest:
-            low = np.int64(lo[x])
-            out[0] = max(out[0], low + width - 1)
-            out[1] = max(out[1], d - low)
-            out[2] = min(out[2], d - 2 * (low + width - 1))
-            out[3] = max(out[3], d - 2 * low)
+    n = wid.shape[0]
+    x0 = max(1 - d_from, 0)
+    for x in range(n - 1, x0 - 1, -1):
+        if wid[x] > 0:
+            out[4] = d_from + x
+            break
+    # over slices from index 0, so that no index can be negative (numba's wraparound test kept the loop scalar)
+    x1 = min(n, dbest - d_from + 1)
+    los, wids = lo[x0:max(x1, x0)], wid[x0:max(x1, x0)]
+    i_max, j_max, k_min, k_max = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
+    d0 = np.int64(d_from + x0)
+    for x in range(los.shape[0]):
+        d = d0 + x
+        low = np.int64(los[x])
+        top = low + np.int64(wids[x]) - 1
+        i_max = max(i_max, top)
+        j_max = max(j_max, d - low)
+        k_min = min(k_min, d - 2 * top)
+        k_max = max(k_max, d - 2 * low)
+    out[0], out[1], out[2], out[3] = i_max, j_max, k_min, k_max
     return out
 
 
