@@ -120,25 +120,6 @@ def test_former_paths_equal_cpu(inputs, setting, monkeypatch):
     test_waves_equal_cpu(inputs, 64, 1 << 30, (512, 2048), 300, _DEF, 2, monkeypatch)
 
 
-@pytest.mark.parametrize("dcap, threads", [(300, 2), (150, 8)])
-def test_speculative_long_batches_equal_cpu(inputs, dcap, threads, monkeypatch):
-    """Later waves' abandoned anchors through the relay beside the walk (``SPEC_LONG``), with the walls of the
-    wave's start and any kept since, still give the CPU's result: the walk checks them as any speculation."""
-    monkeypatch.setattr(gpu_gapped, "SPEC_LONG", True)
-    monkeypatch.setattr(gpu_gapped, "FIRST_WAVE", 4)     # waves of 4 and 8 anchors: most are speculated beside
-    monkeypatch.setattr(relay, "CHUNK", 1024)
-    monkeypatch.setattr(relay, "WARM", 512)
-    spec = 0
-    for args in inputs:
-        ref = cpu_gapped.extend_anchors(*args)
-        runner = EmuRunner(args[0], args[1], args[8], args[9], args[10], args[11], args[14], 1 << 30,
-                           (512, 2048), dcap, wide_band=2048)
-        got = gpu_gapped.extend_anchors(*args, gpu_mem=1 << 30, wave=8, runner=runner, host_threads=threads)
-        assert_same_extension(got, ref)
-        spec += gpu_gapped.last_stats()["spec_long"]
-    assert spec > 0
-
-
 def _mutated(rng, codes, rate):
     """``codes`` with a share ``rate`` of its letters substituted."""
     out = codes.copy()

@@ -190,11 +190,6 @@ EARLY_ABANDONED = True
 #: that batch starts once the first batch is done: the walk waits for the first batch, and both at once
 #: share the device and the host's threads
 ABANDONED_AFTER_EARLY = True
-#: a later wave's anchors that its inspector abandoned start through the relay as soon as the wave is
-#: inspected, beside the walk (one such batch at a time, with a quarter of the memory), with the walls of the
-#: wave's start and any kept since: the walk waits for them where it reaches one and checks them as any
-#: speculation (an alignment kept since the wave's start that meets a side's region makes it dirty)
-SPEC_LONG = False
 #: cells per anti-diagonal assumed for such a side (the relay's chunks take a band of 512 for it)
 EARLY_WIDTH = 128
 #: anchors of that first batch at most (0: half the host threads, as the walk's long batches)
@@ -950,7 +945,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                  launches=0, inspect_s=0.0, execute_s=0.0, traceback_s=0.0, walk_s=0.0, form_s=0.0, walls_s=0.0,
                  max_task_cells=0, long_batches=0, relay_rounds=0, relay_taken=0, relay_missed=0, traced=0,
                  stopped=0, abandoned_cells=0, waves_beside=0, wave_wait_s=0.0, early_anchors=0,
-                 early_abandoned=0, spec_long=0)
+                 early_abandoned=0)
     # one row per GPU speculation: kind (0 wave, 1 wide round, 2 round of abandoned anchors), anchors, the longest
     # side's explored and best anti-diagonals, all sides' cells, inspector and executor seconds; and
     # per batch of long extensions on the host: 3, anchors, the same, seconds, the first anchor
@@ -986,7 +981,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         """
         nonlocal store, used, routes, rused
         budget = mem if at is None else wave_mem
-        in_background = at is not None
         if at is None:
             sync_walls()
             at = int(cnt[0])
@@ -1043,8 +1037,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     stats["traced"] += int(held.sum())
         if inspected is not None:
             inspected()
-        if in_background and kind == 0:
-            start_spec_long(idx, at)
         chosen = np.empty(len(idx), dtype=np.int64)
         m = _choose_exec(idx, status, res_all, budget, runner_mod.ROUTE_ROOM_PER_AD, runner_mod.ROUTE_ROOM_EXTRA,
                          chosen)
@@ -1064,7 +1056,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         status[idx[status[idx] == 1]] = 3
         trace.append(_trace_row(kind, r, c2 - c1, exec_s))
 
-    def long_on_host(batch, beside_walk=False, spec_at=None):
+    def long_on_host(batch, beside_walk=False):
         """Both sides of the anchors ``batch`` on host threads at once, with the walls of now.
 
         Each anchor was abandoned by the inspector and is still long with the
@@ -1080,16 +1072,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         with the walls as they stood at the start and any the walk added since (a wall the DP met is
         one whose alignment touches the side's region, which the walk's check then finds), are
         stamped with the start's and published by the returned function, which the walk calls once
-        the batch is done (anchors the walk found on a kept path meanwhile stay skipped). ``spec_at``:
-        such a batch started after the walk's first keep (:data:`SPEC_LONG`), with the walls of ``spec_at``
-        kept alignments and any kept since, as they stand on the host and the device (a wall the DP meets
-        is then one whose alignment the walk's check finds, as above), in a quarter of the memory.
+        the batch is done (anchors the walk found on a kept path meanwhile stay skipped).
         """
         nonlocal store, used, relay_pool
-        batch_mem = mem
-        if spec_at is not None:
-            at, side_walls, dev_walls, batch_mem = int(spec_at), walls, None, mem // 4
-        elif beside_walk:
+        if beside_walk:
             # the walls of its start, none (start_beside submits it before the walk keeps anything), on
             # the host and the device, where the walk adds its own meanwhile (and uploads them itself).
             # On the host, rows of no slots: nothing to read (a copy of the walls' shape, zeroed, took
@@ -1114,9 +1100,9 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                 relay_pool = ThreadPoolExecutor(host_threads)
         free = list(range(len(mine)))
         shares, launchers = {}, {}
-        relay_mem = batch_mem // max(len(long_sides), 1)
+        relay_mem = mem // max(len(long_sides), 1)
         if RELAY_SHARE and long_sides and hasattr(runner, "relay_share"):
-            relay_mem = runner.relay_share(batch_mem, len(long_sides), RELAY_CHUNK + RELAY_WARM)
+            relay_mem = runner.relay_share(mem, len(long_sides), RELAY_CHUNK + RELAY_WARM)
         for k, job in enumerate(long_sides):
             shares[job] = works[k:k + 1]
             row = res_all[2 * job[0] + job[1]]
@@ -1219,7 +1205,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             raise RuntimeError("a long batch beside the walk must start before the first keep")
         return long_on_thread(beside_pool, batch, beside_walk=True, after=after)
 
-    def long_on_thread(pool, batch, beside_walk=False, after=None, spec_at=None):
+    def long_on_thread(pool, batch, beside_walk=False, after=None):
         """:func:`long_on_host` submitted to ``pool``, on a stream of its own, once the future ``after`` (if
         any) is done; returns the future."""
         if hasattr(runner, "cp"):
@@ -1230,31 +1216,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             if after is not None:
                 futures_wait([after])
             with own_stream(runner.device_id) if hasattr(runner, "device_id") else contextlib.nullcontext():
-                return long_on_host(batch, beside_walk, spec_at)
+                return long_on_host(batch, beside_walk)
         return pool.submit(run)
-
-    def start_spec_long(idx, at):
-        """The anchors of the wave ``idx`` (speculated with the walls of ``at``) that its inspector abandoned,
-        through the relay beside the walk at once (:data:`SPEC_LONG`), where no such batch is under way.
-
-        Called on the wave's thread before the walk reaches the wave; the
-        batch's anchors wait in status 6 (the walk stops there, waits for the
-        batch and checks its results).
-        """
-        if not (SPEC_LONG and hasattr(runner, "relay_launcher")):
-            return
-        with lock:
-            if any(not f.done() for _, f in beside_batches):
-                return
-            pick = np.empty(len(idx) + 1, dtype=np.int64)
-            k = _abandoned_batch(idx, pick[:0], max(1, host_threads // 2), LONG_APART, status, anchor_q, anchor_t,
-                                 pick)
-            if not k:
-                return
-            batch = pick[:k].copy()
-            status[batch] = 6
-            beside_batches.append((batch, long_on_thread(beside_pool, batch, beside_walk=True, spec_at=at)))
-            stats["spec_long"] += k
 
     sel_early = np.empty(n + 1, dtype=np.int64)
     early_pool = ThreadPoolExecutor(1, thread_name_prefix=f"ava-early{label}")
@@ -1315,7 +1278,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     pending = []                            # the next waves: (end of its scan, its speculation), in order
     early = None                            # the first wave's long anchors (start_early)
     abandoned = None                        # the first wave's abandoned anchors beside the walk, and their future
-    beside_batches = []                     # later waves' abandoned anchors beside the walk (SPEC_LONG), futures
     pos = 0
     try:
         while pos < n:
@@ -1382,17 +1344,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     abandoned = None
                     stats["long_s"] += clock() - c0
                     continue
-                waits = [x for x, (b, _) in enumerate(beside_batches)
-                         if (a < end and status[a] == 6 and a in b) or (a == end and b.min() < end)]
-                if waits:
-                    # a later wave's batch beside the walk (SPEC_LONG): its results, then the walk goes on
-                    c0 = clock()
-                    for x in waits:
-                        beside_batches[x][1].result()()
-                    with lock:
-                        beside_batches[:] = [e for x, e in enumerate(beside_batches) if x not in waits]
-                    stats["long_s"] += clock() - c0
-                    continue
                 if a == end:
                     break
                 held = held_now()
@@ -1428,8 +1379,6 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     finally:
         if abandoned is not None:
             abandoned[1].exception()        # done before the arrays it writes go
-        for _, future in beside_batches:
-            future.exception()
         early_pool.shutdown()
         beside_pool.shutdown()
         if background is not None:
