@@ -523,7 +523,7 @@ def compile_traceback():
 
 @njit(cache=True, nogil=True)
 def rows_region(lo, wid, d_from, dbest):
-    """:func:`side_region` of anti-diagonals ``d_from`` on, d covering ``wid[d - d_from]`` cells from ``lo[d - d_from]``.
+    """:func:`side_region` of anti-diagonals ``d_from`` on: d covers ``wid[d - d_from]`` cells from ``lo[d - d_from]``.
 
     ``lo`` may stop at ``dbest``: only ``wid`` is read past it. The last
     anti-diagonal with cells is found from the end, and the reach up to
