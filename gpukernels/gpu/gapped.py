@@ -80,6 +80,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait as futures_wait
@@ -939,6 +940,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
     h_tb, h_off, h_lo = np.empty(1 << 16, np.uint8), np.empty(1024, np.int64), np.empty(1024, np.int64)
     long_bufs = []                          # host DP buffers for long_on_host, one set per thread
     relay_pool, relay_works = None, []      # threads and buffers for the sides split by relay_side
+    side_pool = None                        # threads for long_on_host's sides, kept for the strand's batches
     host = np.zeros(H_N, dtype=np.int64)
     stats = dict(waves=0, rounds=0, round_anchors=0, round_s=0.0, long_s=0.0, inspected=0, abandoned=0, executed=0,
                  host_anchors=0, host_cells=0, band_retries=0,
@@ -1074,7 +1076,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         stamped with the start's and published by the returned function, which the walk calls once
         the batch is done (anchors the walk found on a kept path meanwhile stay skipped).
         """
-        nonlocal store, used, relay_pool
+        nonlocal store, used, relay_pool, side_pool
         if beside_walk:
             # the walls of its start, none (start_beside submits it before the walk keeps anything), on
             # the host and the device, where the walk adds its own meanwhile (and uploads them itself).
@@ -1098,7 +1100,14 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             works = [relay_works.pop() if relay_works else np.empty((8, qmax), np.int32) for _ in long_sides]
             if long_sides and relay_pool is None:
                 relay_pool = ThreadPoolExecutor(host_threads)
-        free = list(range(len(mine)))
+            if side_pool is None:
+                # threads for two batches at once (the first wave's abandoned batch beside the walk's own),
+                # kept: a batch's own pool took 4 ms to let its 16 threads go, on the walk's path
+                side_pool = ThreadPoolExecutor(2 * host_threads, thread_name_prefix=f"ava-side{label}")
+        # the host DP's buffers of this call, one side each at a time (its relayed sides take none)
+        free = queue.SimpleQueue()
+        for slot in range(len(mine)):
+            free.put(slot)
         shares, launchers = {}, {}
         relay_mem = mem // max(len(long_sides), 1)
         if RELAY_SHARE and long_sides and hasattr(runner, "relay_share"):
@@ -1124,7 +1133,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                     # the chunks' traceback bytes are traced: their pinned blocks serve later batches
                     getattr(launchers[job], "release", lambda: None)()
             else:
-                slot = free.pop()
+                slot = free.get()
                 try:
                     w, b1, b2, b3 = mine[slot]
                     out = cg.extend_side(bool(right), t, q, t_rev, q_rev, int(anchor_q[a]), int(anchor_t[a]),
@@ -1132,7 +1141,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                                          self_barrier, side_walls, w, b1, b2, b3)
                     mine[slot][1:] = out[5:]
                 finally:
-                    free.append(slot)
+                    free.put(slot)
             row = res_all[2 * a + right]
             row[R_BEST], row[R_BI], row[R_BJ], row[R_CELLS] = out[0], out[1], out[2], out[3]
             # a relayed side's region comes with it, computed where its tables are
@@ -1141,9 +1150,10 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             return out[4]
 
         c0 = clock()
+        futures = [side_pool.submit(side, job) for job in jobs]
         try:
-            with ThreadPoolExecutor(len(free)) as pool:
-                pieces = list(pool.map(side, jobs))
+            futures_wait(futures)               # all of them, before their buffers go back
+            pieces = [f.result() for f in futures]
         finally:
             with lock:
                 long_bufs.extend(mine)
@@ -1385,6 +1395,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             background.shutdown()
         if relay_pool is not None:
             relay_pool.shutdown()
+        if side_pool is not None:
+            side_pool.shutdown()
         striped.close()
     nk = int(cnt[0])
     # (the rows written: those of the kept alignments; after a stripe stepped out too, as the stripes'
