@@ -564,7 +564,7 @@ def _early_long(idx, anchor_q, anchor_t, t, q, t_lo, t_hi, q_lo, q_hi, matrix, d
 
 @njit(cache=True, nogil=True)
 def _abandoned_batch(idx, skip, cap, apart, status, anchor_q, anchor_t, sel):
-    """The anchors of ``idx`` the inspector abandoned (status 5), less those of ``skip``, as :func:`_long_batch` takes them.
+    """The anchors of ``idx`` the inspector abandoned (status 5), less those of ``skip``, as :func:`_long_batch` would.
 
     Up to ``cap``, each on a diagonal ``apart`` from those taken and from
     those of ``skip`` (the first batch, under way: an anchor on its
