@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .runner import DUMP_HEAD, KEEP_W, ROUTE_HEAD, _slot_routes, route_room
+from .runner import DUMP_HEAD, KEEP_W, ROUTE_HEAD, route_room
 
 _FAR = 1 << 62
 _NEG = -(1 << 29)
@@ -372,6 +372,19 @@ def _routes_of(tb, tb_lo, tb_off, rec, tbb, adb, bi, bj, room, obase, out, lens)
                               out[obase[x]:], room[x])
 
 
+@njit(cache=True, nogil=True)
+def _packed_rooms(out, obase, lens):
+    """The bytes written at the front of each side's room, one flat array (sides of -1 bytes: none): kernel
+    ``pack_rooms``, as ``DeviceRunner._packed_rooms`` runs it."""
+    flat = np.empty(np.maximum(lens, 0).sum(), dtype=np.uint8)
+    at = 0
+    for x in range(lens.shape[0]):
+        if lens[x] > 0:
+            flat[at:at + lens[x]] = out[obase[x]:obase[x] + lens[x]]
+            at += lens[x]
+    return flat
+
+
 def routes_batch(tb, tb_lo, tb_off, rec, tbb, adb, bi, bj):
     """The routes of every side of an executor batch (:func:`side_routes`, as ``ydrop_trace`` gives them):
     one flat array, side after side, and each side's bytes (-1: outgrew its :func:`route_room`)."""
@@ -381,5 +394,5 @@ def routes_batch(tb, tb_lo, tb_off, rec, tbb, adb, bi, bj):
     lens = np.zeros(len(bi), dtype=np.int64)
     _routes_of(tb, tb_lo, tb_off, rec, np.asarray(tbb, np.int64), np.asarray(adb, np.int64), bi, bj, room, obase,
                out, lens)
-    return _slot_routes(out, obase, lens), lens
+    return _packed_rooms(out, obase, lens), lens
 

@@ -189,18 +189,6 @@ def route_room(bi, bj):
     return ROUTE_ROOM_PER_AD * (np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)) + ROUTE_ROOM_EXTRA
 
 
-@njit(cache=True, nogil=True)
-def _slot_routes(out, obase, lens):
-    """The routes' bytes from the front of each side's room, one flat array (sides of -1 bytes: none)."""
-    flat = np.empty(np.maximum(lens, 0).sum(), dtype=np.uint8)
-    at = 0
-    for x in range(lens.shape[0]):
-        if lens[x] > 0:
-            flat[at:at + lens[x]] = out[obase[x]:obase[x] + lens[x]]
-            at += lens[x]
-    return flat
-
-
 def _pack_dumps(dumps):
     """Kernel dumps of rows at the best (one per row of ``dumps``), packed as :meth:`DeviceRunner.kept_rows` packs them.
 
