@@ -322,6 +322,34 @@ def test_side_region_equals_the_steps_over_the_table(seed):
         assert list(region) == _region_by_steps(off, lo, cells, ref[1] + ref[2])
 
 
+def _rows_region_by_steps(lo, wid, d_from, dbest):
+    """``rows_region``'s definition, one anti-diagonal at a time (from ``d_from``, anti-diagonal 0 left out)."""
+    out = [0, 0, 0, 0, 0]
+    for x in range(max(1 - d_from, 0), len(wid)):
+        d, width = d_from + x, int(wid[x])
+        if width > 0:
+            out[4] = d
+        if d <= dbest:
+            low = int(lo[x])
+            out[0], out[1] = max(out[0], low + width - 1), max(out[1], d - low)
+            out[2], out[3] = min(out[2], d - 2 * (low + width - 1)), max(out[3], d - 2 * low)
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_rows_region_equals_its_steps(dtype):
+    """``rows_region`` (its reach folded over slices) gives the stepwise region, where the rows start before
+    anti-diagonal 1, end before the best or past it, hold empty anti-diagonals, and ``lo`` stops at the best."""
+    rng = np.random.default_rng(77)
+    for _ in range(3000):
+        n = int(rng.integers(0, 40))
+        d_from = int(rng.integers(-3, 30))
+        dbest = int(rng.integers(d_from - 5, d_from + 45))
+        wid = (rng.integers(0, 5, n) * (rng.random(n) < 0.7)).astype(dtype)
+        lo = rng.integers(0, 100, max(0, min(n, dbest - d_from + 1))).astype(dtype)
+        assert list(relay.rows_region(lo, wid, d_from, dbest)) == _rows_region_by_steps(lo, wid, d_from, dbest)
+
+
 def _dump(state, snap, i0, s, band):
     """A state and snapshot in kernel ``ydrop_chunk``'s dump form (chunk origin ``(i0, s - i0)``)."""
     from gpukernels.gpu.runner import DUMP_HEAD
