@@ -539,8 +539,8 @@ def rows_region(lo, wid, d_from, dbest):
             out[4] = d_from + x
             break
     # over slices from index 0, so that no index can be negative (numba's wraparound test kept the loop scalar)
-    x1 = min(n, dbest - d_from + 1)
-    los, wids = lo[x0:max(x1, x0)], wid[x0:max(x1, x0)]
+    x1 = max(min(n, dbest - d_from + 1), x0)
+    los, wids = lo[x0:x1], wid[x0:x1]
     i_max, j_max, k_min, k_max = np.int64(0), np.int64(0), np.int64(0), np.int64(0)
     d0 = np.int64(d_from + x0)
     for x in range(los.shape[0]):
