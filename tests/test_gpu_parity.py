@@ -325,25 +325,6 @@ def test_executor_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
     assert [x for x in compared if not x[2]] == []
 
 
-@shared
-def test_relay_chunks_in_16_bit_pairs_equal_ydrop_chunk(saureus, monkeypatch):
-    """Every relay launch of a real pair (S. aureus, both strands, walls as the walk left them) gives the
-    same results, states, tables and traceback from ``chunk16`` as from ``ydrop_chunk``, chunk by chunk
-    (``test_gpu_relay.chunk_differences``); the strand's alignments equal the CPU twin's."""
-    from test_gpu_gapped_waves import assert_same_extension, strand_inputs
-    from test_gpu_relay import compare_chunk_launches
-    from gpukernels.gpu import gapped as gg
-    compared = compare_chunk_launches(monkeypatch)
-    t, q = saureus
-    for reverse in (False, True):
-        args = strand_inputs(t, q, reverse, AlignOptions())
-        assert_same_extension(gg.extend_anchors(*args), cpu_gapped.extend_anchors(*args))
-    print(f"chunk16: {len(compared)} launches, {sum(n for n, _, _, _ in compared)} chunks "
-          f"({sum(out for _, out, _, _ in compared)} past the band), {sum(b for _, _, b, _ in compared)} traced bytes")
-    assert sum(n - out for n, out, _, _ in compared) > 20
-    assert [bad for _, _, _, bad in compared if bad] == []
-
-
 def test_blocking_waits_give_the_same_alignments(monkeypatch):
     """Waiting for the device asleep (``gpu.BLOCKING_WAITS``, off by default) changes only the host's
     waits: the bundled 40 kb H. pylori pieces give the same alignments, column for column."""

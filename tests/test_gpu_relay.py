@@ -1,9 +1,9 @@
-"""Long sides' relay chunks on the GPU (kernels ``chunk16`` and ``ydrop_chunk``) give the sequential sweep's result.
+"""Long sides' relay chunks on the GPU (kernel ``ydrop_chunk``) give the sequential sweep's result.
 
-Each chunk is a warp (``chunk16``, 16-bit pairs) or a block (``ydrop_chunk``)
-of one launch, started from a seed cell as an extension's origin; its states
-at the check and at the end come back in ``cpu/relay.snapshot``'s form, so
-the relay checks every hand-over exactly. GPU only (``gpu`` mark).
+Each chunk is a block of one launch, started from a seed cell as an
+extension's origin; its states at the check and at the end come back in
+``cpu/relay.snapshot``'s form, so the relay checks every hand-over exactly.
+GPU only (``gpu`` mark).
 """
 
 from __future__ import annotations
@@ -20,92 +20,6 @@ from gpukernels.scoring import lastz_scoring
 from test_gapped import mutate
 
 pytestmark = [pytest.mark.gpu]
-
-
-def compare_chunk_launches(monkeypatch):
-    """Run every relay launch of ``chunk16`` again with ``ydrop_chunk`` (same tasks, buffers of its own).
-
-    Returns the list that each such launch appends its :func:`chunk_differences` to.
-    """
-    import cupy
-    from gpukernels.gpu import runner as gr
-    launch = gr.DeviceRunner._launch
-    compared = []
-
-    def both(self, tasks, mode, band, wide, **kw):
-        launch(self, tasks, mode, band, wide, **kw)
-        if wide != "chunk" or not (gr.CHUNK16 and self.pairs16 and band <= gr.CHUNK16_BAND):
-            return
-        other = {k: cupy.empty_like(kw[k]) for k in ("res", "tb", "tb_lo", "tb_off", "dump")}
-        monkeypatch.setattr(gr, "CHUNK16", False)
-        try:
-            launch(self, tasks, mode, band, wide, **{**kw, **other})
-        finally:
-            monkeypatch.setattr(gr, "CHUNK16", True)
-        compared.append(chunk_differences(band, kw, other))
-
-    monkeypatch.setattr(gr.DeviceRunner, "_launch", both)
-    return compared
-
-
-def chunk_differences(band, a, b):
-    """The chunks of one relay launch whose outputs differ between buffers ``a`` and ``b`` (``_launch``'s keywords).
-
-    Compared: the results (every column), both states (header and rows), each traced anti-diagonal's first
-    cell and offset, and each traced cell's source (its byte's low two bits; an E or F bit may differ where
-    that E or F is dead, as in ``exec16``). Chunks that outgrew the band in either (status 1, where
-    ``chunk16`` holds WARP_SLACK cells fewer) are left out. Returns (chunks, left out, traced bytes, list of
-    (chunk, what differs)).
-    """
-    import cupy
-    from gpukernels.gpu import runner as gr
-    host = {k: (cupy.asnumpy(a[k]), cupy.asnumpy(b[k])) for k in ("res", "tb", "tb_lo", "tb_off", "dump")}
-    tbb, adb = cupy.asnumpy(a["tbb"]), cupy.asnumpy(a["adb"])
-    res_a, res_b = host["res"]
-    n, stride = len(res_a), gr.DUMP_HEAD + 4 * (band + 2)
-    da, db = (x.reshape(n, 2, stride) for x in host["dump"])
-    bad, left_out, traced = [], 0, 0
-    for x in range(n):
-        if res_a[x, gr.R_STATUS] == 1 or res_b[x, gr.R_STATUS] == 1:
-            left_out += 1
-            continue
-        if not np.array_equal(res_a[x], res_b[x]):
-            bad.append((x, "results"))
-            continue
-        for k in range(2):
-            ha, hb = da[x, k], db[x, k]
-            w = int(ha[11]) if ha[0] >= 0 else 0
-            rows = [slice(gr.DUMP_HEAD + r * (band + 2), gr.DUMP_HEAD + r * (band + 2) + w) for r in range(4)]
-            if ha[0] != hb[0] or (ha[0] >= 0 and (not np.array_equal(ha[:gr.DUMP_HEAD], hb[:gr.DUMP_HEAD]) or any(
-                    not np.array_equal(ha[r], hb[r]) for r in rows))):
-                bad.append((x, f"state {k}"))
-        end = da[x, 1]
-        if end[0] < 0:
-            continue
-        last, to = int(end[0]), int(end[12])
-        ads = slice(int(adb[x]) + 1, int(adb[x]) + to + 1)
-        lo_a, lo_b = host["tb_lo"]
-        off_a, off_b = host["tb_off"]
-        if not (np.array_equal(lo_a[ads], lo_b[ads]) and np.array_equal(off_a[ads], off_b[ads])):
-            bad.append((x, "anti-diagonal table"))
-            continue
-        nbytes = int(end[8]) if to == last else int(off_a[int(adb[x]) + to]) if to else 0
-        tb_a, tb_b = (v[int(tbb[x]):int(tbb[x]) + nbytes] & 3 for v in host["tb"])
-        traced += nbytes
-        if not np.array_equal(tb_a, tb_b):
-            bad.append((x, "traceback"))
-    return n, left_out, traced, bad
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_gpu_relay_chunks_in_16_bit_pairs_equal_ydrop_chunk(seed, monkeypatch):
-    """Every relay launch of the random sides below gives the same results, states, tables and traceback
-    from ``chunk16`` as from ``ydrop_chunk``, and the side the sequential sweep's result."""
-    compared = compare_chunk_launches(monkeypatch)
-    test_gpu_relay_chunks_equal_sequential_sweep(seed, 1, "table", True, monkeypatch)
-    print(seed, [(n, out, traced, len(bad)) for n, out, traced, bad in compared])
-    assert sum(n - out for n, out, _, _ in compared) > 4
-    assert [bad for _, _, _, bad in compared if bad] == []
 
 
 @pytest.mark.parametrize("one_wait", [True, False])

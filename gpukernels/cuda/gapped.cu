@@ -753,7 +753,6 @@ __device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool
 struct Exec16 {
     const long long* dstop; const long long* tb_base; const long long* ad_base; unsigned char* tb; int* tb_lo;
     long long* tb_off; int* tb_rec; const long long* slots; int* dump; int dump_w;
-    const long long* dump_at;   // CHUNK: the anti-diagonal after which a chunk's state is dumped (its check)
 };
 
 // per half: all ones where a and b differ
@@ -770,16 +769,9 @@ __device__ __forceinline__ unsigned differ16x2(unsigned a, unsigned b)
 // dead, since an E or F below neg needs a dead cell before it, whose E and F are dead too). The bytes
 // of live cells are ydrop's; a byte's E or F bit may differ where that E or F is dead, which no path
 // reads (a path in a gap stays above the floor). No results are written.
-// CHUNK: a relay chunk (kernel chunk16, ydrop_chunk's mode 3 with 4 wall slots): the executor's sweep up to
-// dstop with its traceback while it fits the task's room (tb_base and ad_base have ntasks + 1 entries), the
-// inspector's results (R_TRACED: the best cell's anti-diagonal traced), and the states after anti-diagonal
-// dump_at and at the end in dump_state's form, as ydrop_chunk writes them: every stored value is exact or
-// dead (see EXEC), so the host's hand-over checks (cpu/relay.same_state) read the same states. Its
-// anti-diagonals hold at most band - WARP_SLACK cells, where ydrop_chunk's hold band (a chunk past it is
-// only a missed speculation).
 template <bool B> struct Flag { static constexpr bool value = B; };
 
-template <bool EXEC, bool CHUNK = false>
+template <bool EXEC>
 __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t, const unsigned char* __restrict__ q,
                                              const long long* __restrict__ tasks, int task, const int* mat,
                                              int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
@@ -799,21 +791,11 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     const Slots4* wall4 = (const Slots4*)(walls + wt0 * 8);
     const Side16 ts16 = side16(t, tlet, ts, tn), qs16 = side16(q, qlet, qs, qn);
     // the executor: its stop, its traceback bytes and rows, and where its rows at the best go
-    constexpr bool TB = EXEC || CHUNK;   // traceback bytes, the best from each thread's substitution cells
-    const int dstop = TB ? (int)min(ex.dstop[task], (long long)(1 << 30)) : 0;
-    unsigned char* tbt = TB ? ex.tb + ex.tb_base[task] : nullptr;
-    int* tlo = TB ? ex.tb_lo + ex.ad_base[task] : nullptr;
-    long long* toff = TB ? ex.tb_off + ex.ad_base[task] : nullptr;
+    const int dstop = EXEC ? (int)min(ex.dstop[task], (long long)(1 << 30)) : 0;
+    unsigned char* tbt = EXEC ? ex.tb + ex.tb_base[task] : nullptr;
+    int* tlo = EXEC ? ex.tb_lo + ex.ad_base[task] : nullptr;
+    long long* toff = EXEC ? ex.tb_off + ex.ad_base[task] : nullptr;
     int* trec = EXEC && ex.tb_rec ? ex.tb_rec + ex.ad_base[task] : nullptr;
-    // CHUNK: the task's room (the next task's bases end it), and its states at the check and at the end
-    const long long tbcap = CHUNK ? ex.tb_base[task + 1] - ex.tb_base[task] : 0;
-    const long long adcap = CHUNK ? ex.ad_base[task + 1] - ex.ad_base[task] : 0;
-    const int dchk = CHUNK ? (int)ex.dump_at[task] : -1;
-    int* dump_chk = CHUNK ? ex.dump + (long long)task * 2 * (DUMP_HEAD + 4 * (band + 2)) : nullptr;
-    int* dump_end = CHUNK ? dump_chk + DUMP_HEAD + 4 * (band + 2) : nullptr;
-    if (CHUNK && lane == 0) { dump_chk[0] = -1; dump_end[0] = -1; }
-    bool tracing = TB, ended = false;   // CHUNK: within the room; the extension ended (not stopped or abandoned)
-    int traced_to = 0;
     int* keep = nullptr;
     if (EXEC && ex.dump_w > 0 && ex.slots[2 * task] >= 0)
         keep = ex.dump + ex.slots[2 * task] * ((long long)DUMP_HEAD + 4LL * (ex.dump_w + 2));
@@ -839,18 +821,12 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     // own for each row access, letters on running pointers); two chains of cells a step did (calc, commit)
     const unsigned four = 4u + ((unsigned)band >> 30), wb4 = wbase * 4u;
     auto row_at = [four, wb4, wbase](int r, int w) -> unsigned& {
-        if (TB) return *(unsigned*)((char*)dyn_smem + r + ((wbase + (unsigned)w) << 2));
+        if (EXEC) return *(unsigned*)((char*)dyn_smem + r + ((wbase + (unsigned)w) << 2));
         return *(unsigned*)((char*)dyn_smem + ((unsigned)w * four + ((unsigned)r + wb4)));
     };
     // word w of row r, from the warp's rows
     auto word = [rows](int r, int w) -> unsigned& { return *(unsigned*)((char*)rows + r + 4 * w); };
     const int neg = -(ydrop + 1402);
-    int base = 0;
-    // cell i of row r as dump_state stores it: the base added back, dead cells NEG
-    auto cell16 = [&](int r, int i) {
-        const int v = half16(word(r, (i >> 1) & mask), i & 1);
-        return v <= neg ? NEG : v + base;
-    };
     const unsigned neg2 = pack16x2(neg, neg);
     const unsigned min2 = 0x80008000u;   // a max with it is no max: viaddmax(a, b, min2) adds
     for (int x = lane; x < 7 * rw; x += 32) rows[x] = neg2;
@@ -861,7 +837,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     const unsigned open2 = pack16x2(-goe, -goe), ext2 = pack16x2(-gap_ext, -gap_ext);
     const int rebase_at = min(REBASE16, ydrop);
     int lo1 = 0, hi1 = 1, lo2 = 0, hi2 = 0;
-    int best = 0, bi = 0, bj = 0;
+    int best = 0, bi = 0, bj = 0, base = 0;
     long long cells = 0, cab = 0;
     long long bsum = 0;   // the best before each anti-diagonal, summed (the kept rows' header)
     int status = 0, last = 0;
@@ -869,25 +845,23 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     int d = 0;
     while (true) {
         ++d;
-        // CHUNK: after anti-diagonal dchk (its rows and those of dchk - 1 complete, not yet overwritten)
-        if (CHUNK && d - 1 == dchk)
-            dump_cells(dump_chk, band, cell16, hB, hA, eB, fB, lane, 32, d - 1, lo1, hi1, lo2, hi2, best, bi, bj, cells,
-                       0, traced_to, status, bsum);
-        if ((long long)d > (long long)qn + tn) { ended = true; break; }
-        if (TB && d > dstop) break;
-        if (!EXEC && d > dcap) { status = 2; break; }   // the executor has no cap (ydrop's mode 1)
+        if ((long long)d > (long long)qn + tn) break;
+        if (EXEC) {
+            if (d > dstop) break;
+        } else if (d > dcap) {
+            status = 2;
+            break;
+        }
         if (d > walls_until) {
             walls_on = walls_ahead(grid, wt0, ts, tn, wq0, qs, qn, d, lo1, hi1, lo2, hi2);
             walls_until = d + WALL_STRETCH - 1;
         }
         int lo, hi;
         antidiagonal_cells(d, lo1, hi1, lo2, hi2, tn, qn, lo, hi);
-        if (lo >= hi) { ended = true; break; }
+        if (lo >= hi) break;
         if (hi - lo > band - WARP_SLACK) { status = 1; break; }
-        if (CHUNK && tracing && (cells + (hi - lo) > tbcap || d >= adcap)) tracing = false;   // out of room
-        if (CHUNK && tracing) traced_to = d;
-        if (TB && tracing && lane == 0) { tlo[d] = lo; toff[d] = cells; }
-        unsigned char* tbd = TB ? tbt + cells - lo : nullptr;   // cell c's byte at tbd[c]
+        if (EXEC && lane == 0) { tlo[d] = lo; toff[d] = cells; }
+        unsigned char* tbd = EXEC ? tbt + cells - lo : nullptr;   // cell c's byte at tbd[c]
         bsum += best;
         const int floor_rel = best - ydrop - base;   // ydrop's floor1 (best >= 0, ydrop < 2^29)
         const unsigned below2 = pack16x2(-floor_rel, -floor_rel);
@@ -895,7 +869,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         const bool bar_here = (unsigned)(d - 2 * (lo - 2)) - (unsigned)bar <= (unsigned)(2 * (hi - lo + 66));
         int nlo = hi, nhi = lo;
         unsigned top2 = neg2;
-        int dbest = neg, dbi = -1;   // TB: the thread's best live substitution cell (ydrop's rule)
+        int dbest = neg, dbi = -1;   // EXEC: the thread's best live substitution cell (ydrop's rule)
         const int k0 = (lo - 1) >> 1, k1 = hi >> 1;   // pairs over cells lo - 1 .. hi
         // the anti-diagonal's pairs, in the build with or without the wall reads (uniform over the warp)
         auto sweep = [&](auto walls_flag) {
@@ -914,13 +888,13 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 const unsigned fleft = shifted16x2(row_at(fB, lm), row_at(fB, lw));
                 // matrix entry (t, q) at byte t * 32 + q * 4, in two IMADs
                 auto score = [&](int tc, int qc) {
-                    if (TB) return mat[tc << 3 | qc];
+                    if (EXEC) return mat[tc << 3 | qc];
                     return *(const int*)((const char*)mat + ((unsigned)tc * (8u * four) + (unsigned)qc * four));
                 };
                 const unsigned sc = pack16x2(score(r.t0, r.q0), score(r.t1, r.q1));
                 const unsigned sub = __viaddmax_s16x2(diag, sc, neg2);
                 unsigned e, f, h, bits = 0, gap = 0;
-                if (TB) {
+                if (EXEC) {
                     // ydrop's choices: E extends where eup + ext beats up + open, F likewise; src 0 where sub
                     // is the largest, else 1 where E is at least F, else 2
                     const unsigned eo = __viaddmax_s16x2(up, open2, min2), fo = __viaddmax_s16x2(left, open2, min2);
@@ -957,16 +931,16 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 row_at(hC, lw) = hk;
                 row_at(eA, lw) = kill16x2(o.e, dead, neg2);
                 row_at(fA, lw) = kill16x2(o.f, dead, neg2);
-                if (!TB) top2 = __vmaxs2(top2, hk);
-                if (TB) {
+                if (!EXEC) top2 = __vmaxs2(top2, hk);
+                if (EXEC) {
                     // the largest live cell whose H is its substitution's, the smaller i first (the pairs
                     // ascend): ydrop's best of the anti-diagonal, with no second sweep where the best rises
                     const unsigned subst = ~(o.gap | dead);
                     if ((subst & 0xffffu) && half16(h, 0) > dbest) { dbest = half16(h, 0); dbi = c; }
                     if ((subst >> 16) && half16(h, 1) > dbest) { dbest = half16(h, 1); dbi = c + 1; }
                     const unsigned bits = o.bits & ~dead;
-                    if (tracing && in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
-                    if (tracing && in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
+                    if (in_range(lo, hi, c)) tbd[c] = (unsigned char)bits;
+                    if (in_range(lo, hi, c + 1)) tbd[c + 1] = (unsigned char)(bits >> 16);
                 }
                 if (dead != 0xffffffffu) {
                     nlo = min(nlo, (dead & 0xffffu) ? c + 1 : c);
@@ -996,16 +970,16 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         else sweep(Flag<false>{});
         nlo = __reduce_min_sync(FULL, nlo);
         nhi = __reduce_max_sync(FULL, nhi);
-        const int top = TB ? 0 : __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
+        const int top = EXEC ? 0 : __reduce_max_sync(FULL, max(half16(top2, 0), half16(top2, 1)));
         __syncwarp();
         cells += hi - lo;
         reg.grow(d, lo, hi);
         last = d;
-        if (nlo >= nhi) { ended = true; break; }
-        if (TB || top >= best - base) {
+        if (nlo >= nhi) break;
+        if (EXEC || top >= best - base) {
             // ydrop's rule, cell by cell where the inspector's largest live H reaches the best: the
             // largest live substitution cell (h == sub), smallest i
-            if (!TB)
+            if (!EXEC)
                 for (int x = lo + lane; x < hi; x += 32) {
                     const int hv = half16(word(hC, (x >> 1) & mask), x & 1);
                     if (hv < floor_rel) continue;
@@ -1022,7 +996,11 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                 breg = reg;
                 if (keep && d == dstop) {
                     // the rows of d (complete after the warp's barrier) and d - 1, before any rebase
-                    dump_cells(keep, ex.dump_w, cell16, hC, hB, eA, fA, lane, 32, d, nlo, nhi, lo1, hi1, best, bi, bj,
+                    auto cell = [&](int row, int i) {
+                        const int v = half16(word(row, (i >> 1) & mask), i & 1);
+                        return v <= neg ? NEG : v + base;
+                    };
+                    dump_cells(keep, ex.dump_w, cell, hC, hB, eA, fA, lane, 32, d, nlo, nhi, lo1, hi1, best, bi, bj,
                                cells, 0, d, 0, bsum);
                 }
             }
@@ -1043,14 +1021,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
         }
         next_antidiagonal(hA, hB, hC, eA, eB, fA, fB, lo1, hi1, lo2, hi2, nlo, nhi);
     }
-    if (CHUNK) {   // the rows of the last anti-diagonal are complete (the warp's barrier after its reductions)
-        __syncwarp();
-        dump_cells(dump_end, band, cell16, hB, hA, eB, fB, lane, 32, last, lo1, hi1, lo2, hi2, best, bi, bj, cells,
-                   ended, traced_to, status, bsum);
-    }
-    if (!EXEC && lane == 0)
-        write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, CHUNK && bi + bj <= traced_to,
-                      false);
+    if (!EXEC && lane == 0) write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, false, false);
 }
 
 // The warp kernels in 16-bit pairs (mode 0, nslot 4; ydrop16 the inspector, exec16 the executor, mode 1;
@@ -1061,11 +1032,11 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     int grid_shift, int grid_cols, int grid_qmax
 #define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax
 
-template <bool EXEC, bool CHUNK = false>
+template <bool EXEC>
 __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
 {
     const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
-    const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, slots, dump, dump_w, dump_at};
+    const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, slots, dump, dump_w};
     int* mat = load_matrix(matrix, msize);
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();
@@ -1075,8 +1046,7 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        pairs16_task<EXEC, CHUNK>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid,
-                                  ex);
+        pairs16_task<EXEC>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid, ex);
         __syncwarp();
     }
 }
@@ -1084,11 +1054,6 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
 extern "C" __global__ void ydrop16(PAIRS16_PARAMS) { pairs16_kernel<false>(PAIRS16_ARGS); }
 
 extern "C" __global__ void exec16(PAIRS16_PARAMS) { pairs16_kernel<true>(PAIRS16_ARGS); }
-
-// The relay's chunks in 16-bit pairs (ydrop_chunk's mode 3, dump_at and dump in use), a warp a chunk: the host
-// launches a warp a block, so that each chunk's chain of anti-diagonals has a multiprocessor's scheduler to
-// itself where it can.
-extern "C" __global__ void chunk16(PAIRS16_PARAMS) { pairs16_kernel<false, true>(PAIRS16_ARGS); }
 
 // Marks the wall grid's blocks (WallGrid) that hold a wall of rows [row0, row1) of 4 slots, one thread
 // a row, after the rows' upload: a block is set once, by whichever thread finds it clear.

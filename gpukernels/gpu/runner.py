@@ -77,12 +77,6 @@ PAIRS16 = True
 #: the waves' executor in 16-bit pairs too (kernel ``exec16``, ydrop's mode 1 in warps) where the inspector
 #: runs in them; the long chains in blocks of their own stay ``ydrop_wide``
 EXEC16 = True
-#: the relay's chunks in 16-bit pairs too (kernel ``chunk16``, ydrop_chunk's mode 3 in a warp a chunk, a warp a
-#: block) where the scores fit them and the chunks' band is at most CHUNK16_BAND: a warp's two chains of
-#: pairs take an anti-diagonal of up to 128 cells in one step, where ``ydrop_chunk`` takes CHUNK_THREADS
-#: threads of one cell each and a block barrier
-CHUNK16 = True
-CHUNK16_BAND = 512
 #: the wall grid's blocks (kernel ``wall_grid_mark``; ``ydrop16`` and ``exec16`` sweep a stretch of 512
 #: anti-diagonals whose cells reach no marked block with no wall reads): 2**GRID_SHIFT target rows by as
 #: many query positions, coarser where the grid would pass GRID_BITS bits
@@ -375,8 +369,7 @@ class DeviceRunner:
         """The kernel, its tasks per block and threads per block, and its dynamic shared memory.
 
         ``name16``: a warp kernel in 16-bit pairs (``ydrop16`` or
-        ``exec16``; ydrop's launch, with rows of half the bytes; or
-        ``chunk16``, a warp a block).
+        ``exec16``; ydrop's launch, with rows of half the bytes).
 
         Memoised per runner: a pair makes thousands of short launches, and
         looking the kernel up and setting its shared-memory limit took
@@ -385,8 +378,8 @@ class DeviceRunner:
         got = self._kernels.get((band, wide, name16))
         if got is None:
             from ..cuda import get_kernel
-            k = get_kernel("gapped", name16 or ("ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else
-                                                "ydrop"))
+            k = get_kernel("gapped", "ydrop_chunk" if wide == "chunk" else "ydrop_wide" if wide else
+                           name16 or "ydrop")
             # the largest limit any shape asks for (the kernel object is shared by threads and runners):
             # the block's opt-in maximum less the kernel's static shared memory
             attributes = self.cp.cuda.Device().attributes
@@ -394,7 +387,7 @@ class DeviceRunner:
             per_warp = 7 * (2 if name16 else 4) * band   # 7 rows of band ints, or of band / 2 words of pairs
             tpb, grid = (1, 0) if wide else _warp_shape(k, per_warp, attributes)
             smem = MAT_BYTES + tpb * per_warp
-            threads = 32 * tpb if name16 else CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
+            threads = CHUNK_THREADS if wide == "chunk" else WIDE_THREADS if wide else 32 * tpb
             got = self._kernels[(band, wide, name16)] = (k, tpb, threads, smem, grid)
         return got
 
@@ -410,8 +403,6 @@ class DeviceRunner:
             name16 = "ydrop16"
         elif warp16 and mode == 1 and EXEC16:
             name16 = "exec16"
-        elif CHUNK16 and wide == "chunk" and self.pairs16 and band <= CHUNK16_BAND:
-            name16 = "chunk16"
         k, tpb, threads, smem, grid = self._kernel(band, wide, name16)
         n = int(tasks.shape[0])
         z, zb, zi = self._z, self._zb, self._zi
@@ -431,11 +422,9 @@ class DeviceRunner:
                 slots if slots is not None else z,
                 dump if dump is not None else zi, np.int32(dump_w))
         blocks = (n + tpb - 1) // tpb
-        if not wide or name16:
-            # the warps take tasks from a queue: at most enough blocks to fill the device once (chunk16: a block
-            # a chunk)
-            args += (cp.zeros(1, dtype=cp.int32),)
         if not wide:
+            # the warps take tasks from a queue: at most enough blocks to fill the device once
+            args += (cp.zeros(1, dtype=cp.int32),)
             blocks = min(blocks, grid)
         if name16:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
