@@ -1100,8 +1100,10 @@ class _RelayTable:
         self.lo = cp.empty(rows, dtype=cp.int32)
         self.wid = cp.empty(rows, dtype=cp.int32)
         if len(kx):
-            runner._relay_tables((32, len(kx)), (256,), (cp.asarray(info), tb_off, tb_lo, self.off, self.lo,
-                                                         self.wid, src, dst))
+            # through the thread's pinned buffer: a pageable copy took 3-4 ms a launch while a long batch's
+            # sides copied at once (the driver stages it, on the side's path to its traceback)
+            runner._relay_tables((32, len(kx)), (256,), (runner._to_device(info, "relay_table"), tb_off, tb_lo,
+                                                         self.off, self.lo, self.wid, src, dst))
         self._runner = runner
         #: regions that came back with a traceback (DeviceRunner.relay_trace), by (d_from, d_to, dbest)
         self.regions = {}
@@ -1223,7 +1225,8 @@ class _HostBlocks:
     """
 
     def __init__(self):
-        self._free = {}
+        self._free = {}     # device -> {size: [free blocks of that size]}
+        self._bytes = {}    # device -> free bytes
         self._lock = threading.Lock()
 
     def take(self, cp, nbytes):
@@ -1231,24 +1234,34 @@ class _HostBlocks:
         size = 1 << max(20, (max(int(nbytes), 1) - 1).bit_length())
         device = cp.cuda.Device().id
         with self._lock:
-            free = self._free.setdefault(device, [])
             # only its own size class: a larger block taken here would be missing for the side that
             # needs it (a long batch's sides ask at once)
-            for k, b in enumerate(free):
-                if b.size() == size:
-                    return free.pop(k)
+            same = self._free.get(device, {}).get(size)
+            if same:
+                self._bytes[device] -= size
+                return same.pop()
         # outside CuPy's pool, which would keep a block this pool lets go
         return cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0)
 
     def give(self, cp, blocks):
-        """Blocks back to the free list (their arrays no longer in use)."""
+        """Blocks back to the free lists (their arrays no longer in use), the largest let go past the limit.
+
+        The lock is held for a few list operations: a long batch's threads take and give blocks at once,
+        and a thread that lost the interpreter's lock while holding this one (a sort and a sum over the
+        free blocks, before) held up the others' copies for milliseconds (E. coli's first long batch).
+        """
         device = cp.cuda.Device().id
         with self._lock:
-            free = self._free.setdefault(device, [])
-            free.extend(blocks)
-            free.sort(key=lambda b: b.size())
-            while free and sum(b.size() for b in free) > HOST_BLOCKS_KEEP:
-                free.pop()
+            free = self._free.setdefault(device, {})
+            total = self._bytes.get(device, 0)
+            for b in blocks:
+                free.setdefault(b.size(), []).append(b)
+                total += b.size()
+            while total > HOST_BLOCKS_KEEP:
+                top = max(size for size, same in free.items() if same)
+                free[top].pop()
+                total -= top
+            self._bytes[device] = total
 
 
 _BLOCKS = _HostBlocks()
