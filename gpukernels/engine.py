@@ -44,27 +44,32 @@ YIELD_BELOW = 1 << 14
 SWITCH_S = 1e-4
 #: Python's cyclic garbage collector paused while the two strands share the GPU (:func:`gc_paused`)
 PAUSE_GC = True
+#: the largest score the stages' 32-bit cells hold (both backends keep their DP rows in int32)
+SCORE_ROOF = (1 << 31) - 1
+#: host threads of the GPU backend where none are given: its walk takes half of them per strand in target
+#: stripes, up to 8 a strand (``gpu/stripes.STRIPES``), and its long extensions the rest; every
+#: benchmark ran it with 16 (bench/RESULTS.md)
+GPU_HOST_THREADS = 16
+
+
 _gc_lock = threading.Lock()
 _gc_held = {"pairs": 0, "was_enabled": False}
 
 
 @contextlib.contextmanager
-def gc_paused(on=True):
-    """Python's cyclic garbage collector off inside the block (``on``), on again after the last such block ends.
+def gc_paused():
+    """Python's cyclic garbage collector off inside the block, on again after the last such block ends.
 
     A collection stops every thread of the process: on the GPU, the strands'
     walks, the relay's threads and the threads that feed the device all wait
     meanwhile, and the device runs dry. On E. coli MG1655 x DH1 a full
     collection fell inside one pair in 16 and took 124 ms there (0.584 s
-    against 0.44-0.49 s), and the young ones took 4-11 ms a pair. Reference
+    against 0.44-0.49 s), and the young ones took 2-11 ms a pair. Reference
     counting frees the pair's arrays as before; only objects in reference
     cycles wait, for the collections that fall due after the block. Blocks
     may overlap (pairs aligned on several threads at once): the collector
     comes back on after the last one, if it was on before the first.
     """
-    if not on:
-        yield
-        return
     with _gc_lock:
         if _gc_held["pairs"] == 0:
             _gc_held["was_enabled"] = gc.isenabled()
@@ -77,12 +82,6 @@ def gc_paused(on=True):
             _gc_held["pairs"] -= 1
             if _gc_held["pairs"] == 0 and _gc_held["was_enabled"]:
                 gc.enable()
-#: the largest score the stages' 32-bit cells hold (both backends keep their DP rows in int32)
-SCORE_ROOF = (1 << 31) - 1
-#: host threads of the GPU backend where none are given: its walk takes half of them per strand in target
-#: stripes, up to 8 a strand (``gpu/stripes.STRIPES``), and its long extensions the rest; every
-#: benchmark ran it with 16 (bench/RESULTS.md)
-GPU_HOST_THREADS = 16
 
 
 def default_threads(backend, threads=None):
@@ -462,7 +461,8 @@ def align(target: Genome, query: Genome, options: AlignOptions | None = None, ba
         switch = sys.getswitchinterval()
         sys.setswitchinterval(min(switch, SWITCH_S) if chosen == "gpu" else switch)
         try:
-            with gc_paused(chosen == "gpu" and PAUSE_GC), ThreadPoolExecutor(max_workers=len(strands)) as pool:
+            paused = gc_paused() if chosen == "gpu" and PAUSE_GC else contextlib.nullcontext()
+            with paused, ThreadPoolExecutor(max_workers=len(strands)) as pool:
                 results = list(pool.map(one_strand, strands))
         finally:
             sys.setswitchinterval(switch)
