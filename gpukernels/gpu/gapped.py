@@ -819,18 +819,34 @@ def _merged_spans(lo, hi):
 
 def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
     """Task rows (left, right per anchor): t0, tstep, tn, q0, qstep, qn, barrier, wq0, wt0."""
-    aq = anchor_q[idx]
-    at = anchor_t[idx]
-    m = len(idx)
-    tasks = np.empty((2 * m, 9), dtype=np.int64)
-    if self_barrier:
-        bl, br = at - aq, aq - at
-    else:
-        bl = br = np.full(m, _FAR, dtype=np.int64)
-    tasks[0::2] = np.stack([at, np.full(m, -1), at - t_lo[idx] + 1, aq, np.full(m, -1), aq - q_lo[idx] + 1,
-                            bl, aq + 1, at + 1], axis=1)
-    tasks[1::2] = np.stack([at + 1, np.full(m, 1), t_hi[idx] - at - 1, aq + 1, np.full(m, 1),
-                            q_hi[idx] - aq - 1, br, aq + 1, at + 1], axis=1)
+    return _side_tasks(_side_rows(np.asarray(idx, dtype=np.int64)), anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi,
+                       bool(self_barrier))
+
+
+@njit(cache=True)
+def _side_tasks(sides, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
+    """:func:`_tasks_of`'s rows for the per-side rows ``sides`` (``2a``: anchor ``a``'s left side, ``2a + 1`` its right).
+
+    Compiled without ``nogil``, on purpose: one call holds the interpreter's
+    lock for its few microseconds. Its numpy form made some 25 calls, and
+    beside the relay's 16 threads each call was a point where the strand's
+    thread could lose the lock (a sample put an E. coli strand's thread 26 ms
+    there, in the first wave's execution).
+    """
+    n = sides.shape[0]
+    tasks = np.empty((n, 9), dtype=np.int64)
+    for x in range(n):
+        a = sides[x] >> 1
+        aq, at = anchor_q[a], anchor_t[a]
+        if sides[x] & 1 == 0:
+            tasks[x, 0], tasks[x, 1], tasks[x, 2] = at, -1, at - t_lo[a] + 1
+            tasks[x, 3], tasks[x, 4], tasks[x, 5] = aq, -1, aq - q_lo[a] + 1
+            tasks[x, 6] = at - aq if self_barrier else _FAR
+        else:
+            tasks[x, 0], tasks[x, 1], tasks[x, 2] = at + 1, 1, t_hi[a] - at - 1
+            tasks[x, 3], tasks[x, 4], tasks[x, 5] = aq + 1, 1, q_hi[a] - aq - 1
+            tasks[x, 6] = aq - at if self_barrier else _FAR
+        tasks[x, 7], tasks[x, 8] = aq + 1, at + 1
     return tasks
 
 
@@ -1521,8 +1537,7 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
         cab = res_all[srow, R_CAB]
         tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
         adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
-        tasks = _tasks_of(srow // 2, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
-        tasks = tasks[np.arange(len(srow)) * 2 + srow % 2]
+        tasks = _side_tasks(srow, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, bool(self_barrier))
         keep = np.full(len(srow), -1, dtype=np.int64)
         want = np.flatnonzero(kept.slot_of[srow] < 0)
         if len(want):
