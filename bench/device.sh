@@ -72,6 +72,8 @@ BAC="$AVA_SHARED_DATA/bacteria"
 T="$BAC/E.Coli_MG1655-K12.fa.gz"; Q="$BAC/E.Coli_DH1.fa.gz"
 WORK="$(mktemp -d /tmp/ava-device.XXXXXX)"
 { nvidia-smi -L; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc;
+  # the host's processor: the walk and the relay's host work run there, and the lent hosts differ
+  grep -m1 "model name" /proc/cpuinfo; grep -m1 "cpu MHz" /proc/cpuinfo;
   python3 -c 'import cupy, numba, numpy; print("cupy", cupy.__version__, "numba", numba.__version__, "numpy", numpy.__version__)'; } \
     >"$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
