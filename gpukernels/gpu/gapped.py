@@ -825,7 +825,8 @@ def _tasks_of(idx, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
 
 @njit(cache=True)
 def _side_tasks(sides, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier):
-    """:func:`_tasks_of`'s rows for the per-side rows ``sides`` (``2a``: anchor ``a``'s left side, ``2a + 1`` its right).
+    """:func:`_tasks_of`'s rows for the per-side rows ``sides`` (``2a``: anchor ``a``'s left side, ``2a + 1``
+    its right).
 
     Compiled without ``nogil``, on purpose: one call holds the interpreter's
     lock for its few microseconds. Its numpy form made some 25 calls, and
@@ -1473,7 +1474,8 @@ def last_stats():
 
 @njit(cache=True)
 def _note_inspection(idx, r, b, at, res_all, band_all, stamp, status):
-    """Write an inspection's results ``r`` and bands ``b`` of anchors ``idx``'s sides (left, right, ...) into the tables.
+    """Write an inspection's results ``r`` and bands ``b`` of anchors ``idx``'s sides (left, right, ...) into
+    the tables.
 
     Each side's row of ``res_all`` takes its results (its full run's cells
     and anti-diagonals too unless it stopped at its stale best), each anchor
