@@ -45,8 +45,6 @@ def main(argv=None):
     p.add_argument("--exec-walls", choices=("none", "end"), default="none",
                    help="walls of the executor's part: none (those the first wave saw) or the end of the run's")
     p.add_argument("--profile", action="store_true")
-    p.add_argument("--ck-near", type=int, help="runner.CK_NEAR for the checkpoints' runs (default: the module's)")
-    p.add_argument("--ck-slots", type=int, help="checkpoint slots of an inspection (default: the runner's)")
     p.add_argument("--grids", default="", help="also time ydrop16 with the launch's blocks scaled by each "
                    "of these comma-separated factors (0.5: half the warps a multiprocessor)")
     p.add_argument("--carveouts", default="", help="also time ydrop16 with each of these comma-separated "
@@ -116,10 +114,6 @@ def main(argv=None):
             ms = timed(inspector(walls, nslot, kernel == "ydrop16"))
             cells = int(res.get()[:, gr.R_CELLS].sum())
             print(f"| {kernel} | {name} | {ms:.2f} | {cells:,} | {cells / ms / 1e6:.1f} |")
-    if args.ck_near is not None:
-        gr.CK_NEAR = args.ck_near
-    if args.ck_slots is not None:
-        runner.ck_slots = args.ck_slots
     if runner.pairs16 and runner.ck_slots:
         # the inspector leaving its checkpoints (runner.CK_EVERY)
         ck = (cp.empty(runner.ck_slots * gr._ck_stride(), dtype=cp.int32), cp.empty(n * gr.CK_MAX, dtype=cp.int32),
@@ -237,22 +231,10 @@ def main(argv=None):
         print(f"\ncheckpoints: {n_ck:,} left (every {gr.CK_EVERY}), {len(segs) - len(run):,} segments more; "
               f"execution with them equal to without: {same}")
 
-        def whole_marked(kw=kw):
+        def whole_marked():
             runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb, int(cab[run].sum()),
                            int((ds[run] + 1).sum()), r[run, gr.R_BI], r[run, gr.R_BJ], **kw)
         marked = timed(whole_marked, exec_walls)
-        if marks is not None:
-            # the same marks with none of their checkpoints: the cost of the path itself
-            none = gr.Marks(marks.arena, marks.table, np.zeros_like(marks.bits), marks.every, marks.band)
-            unused = timed(lambda: whole_marked({"marks": none, "mark_of": run}), exec_walls)
-            side = gr.split_sides(ds[run], marks.bits[run], marks.every)[0]
-            split = np.unique(side[1:][side[1:] == side[:-1]])
-            print(f"sides split: {len(split)}, their anti-diagonals to the best: "
-                  f"{sorted(ds[run][split].tolist())[-12:]}; execution with marks of no checkpoint {unused:.2f} ms")
-            has = marks.bits[run] > 0
-            print(f"sides with checkpoints: {int(has.sum())}; of the 32 longest best anti-diagonals "
-                  f"{sorted(ds[run].tolist())[-32:]} the bits: "
-                  f"{[bin(int(b)) for b in marks.bits[run][np.argsort(ds[run])[-32:]]]}")
     # the executor's longest chains: the sides with the most warp steps (anti-diagonals plus 32-cell
     # steps), alone in a warp launch and in one block each (ydrop_wide), and the wave without them
     steps = gr._exec_steps(ds, np.concatenate([[0], np.cumsum(cab)[:-1]]), int(cab.sum()))
