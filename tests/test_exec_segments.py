@@ -12,11 +12,11 @@ from gpukernels.gpu import runner as gr
 def test_split_sides_cover_each_side_once():
     every = 100
     dstop = np.array([50, 100, 101, 350, 1000, 2000])
-    bits = np.array([0b1, 0b1, 0b1, 0b101, 0b111111111, 0])
+    bits = np.array([0b1, 0b1, 0b1, 0b101, 0b11111111, 0])
     side, start, end = gr.split_sides(dstop, bits, every)
-    assert side.tolist() == [0, 1, 2, 2, 3] + [4] * 10 + [5]
-    # side 3: checkpoints after 100 and 300, the one after 200 missing: not split
-    assert start[side == 3].tolist() == [0] and end[side == 3].tolist() == [350]
+    assert side.tolist() == [0, 1, 2, 2, 3, 3, 3, 4] + [4] * 8 + [5]
+    # side 3: checkpoints after 100 and 300 (bit 1, 200, is missing)
+    assert start[side == 3].tolist() == [0, 1, 3] and end[side == 3].tolist() == [100, 300, 350]
     # a checkpoint at the stop itself starts nothing
     assert start[side == 1].tolist() == [0] and end[side == 1].tolist() == [100]
     for x, d in enumerate(dstop):
@@ -42,7 +42,7 @@ def test_exec_segments_rows():
     tbb = np.concatenate([[0], np.cumsum(cab)[:-1]])
     # inspection tasks 10..13 of the marks; the last side ran in another band, so its checkpoints are not used
     marks = _Marks(np.zeros(20, dtype=np.int64), every, 512)
-    marks.bits[10:14] = [0b111, 0b1, 0b11111, 0b1]
+    marks.bits[10:14] = [0b111, 0b1, 0b1111, 0b1]
     rows, order, lone = gr._exec_segments(table, tbb, int(cab.sum()), False, marks, np.arange(10, 14))
     assert sorted(order.tolist()) == list(range(len(rows)))
     side0 = rows[:4]

@@ -748,7 +748,7 @@ __device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool
 }
 
 // Checkpoints: the inspector's state after anti-diagonal d, for every multiple d of ck_every up to
-// CK_MAX of them, where its best lies less than ck_near anti-diagonals back (a side deep in its
+// CK_MAX of them, where its best lies less than ck_every anti-diagonals back (a side deep in its
 // y-drop tail rarely moves its best again), so that the executor can run a long side as segments at
 // once, each from the checkpoint where it starts (gpu/runner.split_sides). A slot holds CK_HEAD ints
 // (d, the live ranges of d and d - 1, best, bi, bj, base, cells and the floors' sum as two ints
@@ -761,7 +761,7 @@ __device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool
 // every anti-diagonal whose largest cell reaches the best, where alone it can move).
 #define CK_HEAD 16
 #define CK_MAX 16
-struct Ck16 { int* arena; int* table; int* mask; const long long* from; int every; int cap; int* next; int near; };
+struct Ck16 { int* arena; int* table; int* mask; const long long* from; int every; int cap; int* next; };
 
 // The executor's part of a 16-bit task (kernel exec16, ydrop's mode 1): each task's anti-diagonal
 // where it stops, the bases of its traceback bytes and anti-diagonal rows, and where it keeps its rows
@@ -1057,7 +1057,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             // a checkpoint (see Ck16): the rows of d are complete after the warp's barriers above
             ck_at += ck.every;
             const int k = d / ck.every;
-            if (k <= CK_MAX && d - (bi + bj) < ck.near) {
+            if (k <= CK_MAX && d - (bi + bj) < ck.every) {
                 int slot = 0;
                 if (lane == 0) slot = atomicAdd(ck.next, 1);
                 slot = __shfl_sync(FULL, slot, 0);
@@ -1087,21 +1087,20 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
 // the other parameters unused): ydrop's queue of tasks and shared memory, 7 rows of band words a warp;
 // the substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
 // query position (a side whose reach holds no wall reads none); the checkpoints (Ck16: arena, table,
-// the inspector's bits per task, the executor's start per task, ck_every, 0: none, the slots, their
-// counter and ck_near).
+// the inspector's bits per task, the executor's start per task, ck_every, 0: none, the slots and their
+// counter).
 #define PAIRS16_PARAMS YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits, \
     int grid_shift, int grid_cols, int grid_qmax, int* __restrict__ ck_arena, int* __restrict__ ck_table, \
-    int* __restrict__ ck_mask, const long long* __restrict__ ck_from, int ck_every, int ck_cap, int* __restrict__ ck_next, \
-    int ck_near
+    int* __restrict__ ck_mask, const long long* __restrict__ ck_from, int ck_every, int ck_cap, int* __restrict__ ck_next
 #define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax, ck_arena, ck_table, ck_mask, \
-    ck_from, ck_every, ck_cap, ck_next, ck_near
+    ck_from, ck_every, ck_cap, ck_next
 
 template <bool EXEC>
 __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
 {
     const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
     const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, slots, dump, dump_w};
-    const Ck16 ck{ck_arena, ck_table, ck_mask, ck_from, ck_every, ck_cap, ck_next, ck_near};
+    const Ck16 ck{ck_arena, ck_table, ck_mask, ck_from, ck_every, ck_cap, ck_next};
     int* mat = load_matrix(matrix, msize);
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();

@@ -103,10 +103,6 @@ EXEC_WIDE_WIDTH = 64
 #: (0: none; the long sides then run in blocks of their own, EXEC_WIDE_STEPS)
 CK_EVERY = 1024
 CK_MAX = 16
-#: the inspector leaves a checkpoint only where its best lies less than CK_NEAR anti-diagonals back (a side
-#: that runs on to a later best raises it every few anti-diagonals; most sides past CK_EVERY are deep in their
-#: y-drop tails there)
-CK_NEAR = 128
 #: ints of a checkpoint's header (CK_HEAD in ``cuda/gapped.cu``; its four rows of band / 2 words follow)
 CK_HEAD = 16
 #: checkpoint slots of one inspection at most (of the first band's rows; 4 KiB each), and at most
@@ -197,17 +193,13 @@ def split_sides(dstop, bits, every):
 
     Side x runs to anti-diagonal ``dstop[x]``; bit k - 1 of ``bits[x]`` says
     that its inspection left a checkpoint after anti-diagonal k * ``every``
-    (:data:`CK_EVERY`). A side with every checkpoint before ``dstop[x]`` is
-    split there (one left out would leave a long segment, which runs in a
-    warp where the whole side would run in a block: :func:`_exec_order`).
+    (:data:`CK_EVERY`). Each checkpoint before ``dstop[x]`` starts a segment.
     Returns ``(side, start, end)``: per segment its side, the number k of
     the checkpoint it starts from (0: the origin) and its last anti-diagonal,
     the segments of each side in order, the sides in order.
     """
     dstop = np.asarray(dstop, dtype=np.int64)
-    before = (dstop - 1) // every      # the checkpoints before the stop
-    need = (np.int64(1) << np.minimum(before, CK_MAX)) - 1
-    bits = np.where((before <= CK_MAX) & ((np.asarray(bits, dtype=np.int64) & need) == need), need, 0)
+    bits = np.asarray(bits, dtype=np.int64)
     ks = np.arange(1, CK_MAX + 1, dtype=np.int64)
     cut = (((bits[:, None] >> (ks - 1)) & 1) == 1) & (ks * every < dstop[:, None])
     cx, ck = np.nonzero(cut)
@@ -531,14 +523,13 @@ class DeviceRunner:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
             nul = np.uint64(0)
             if ck is None:
-                args += (nul, nul, nul, nul, np.int32(0), np.int32(0), nul, np.int32(0))
+                args += (nul, nul, nul, nul, np.int32(0), np.int32(0), nul)
             elif mode == 0:
                 arena, table, bits, every, cap = ck
-                args += (arena, table, bits, nul, np.int32(every), np.int32(cap), cp.zeros(1, dtype=cp.int32),
-                         np.int32(CK_NEAR))
+                args += (arena, table, bits, nul, np.int32(every), np.int32(cap), cp.zeros(1, dtype=cp.int32))
             else:
                 arena, table, start = ck
-                args += (arena, table, nul, start, np.int32(0), np.int32(0), nul, np.int32(0))
+                args += (arena, table, nul, start, np.int32(0), np.int32(0), nul)
         elif wide:
             grid_on = WIDE_GRID and self.pairs16   # the grid is kept (set_walls) where the pairs are
             args += (self.wall_grid if grid_on else np.uint64(0), np.int32(self.grid_shift), np.int32(self.grid_cols),
