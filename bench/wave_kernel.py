@@ -63,13 +63,13 @@ def main(argv=None):
     captured, seen, sizes = [], [], []
     inspect = gr.DeviceRunner.inspect
 
-    def keep_first(self, tasks, wide=False, dcap=None, marks=False):
+    def keep_first(self, tasks, wide=False, dcap=None):
         sizes.append(len(tasks))
         if not wide and dcap is None and len(tasks) == args.sides:
             seen.append(1)
             if len(seen) == args.nth:
                 captured.append((self, np.array(tasks)))
-        return inspect(self, tasks, wide, dcap=dcap, marks=marks)
+        return inspect(self, tasks, wide, dcap=dcap)
 
     gr.DeviceRunner.inspect = keep_first
     align(read_fasta(args.target), read_fasta(args.query), AlignOptions(), backend="gpu")
@@ -114,21 +114,6 @@ def main(argv=None):
             ms = timed(inspector(walls, nslot, kernel == "ydrop16"))
             cells = int(res.get()[:, gr.R_CELLS].sum())
             print(f"| {kernel} | {name} | {ms:.2f} | {cells:,} | {cells / ms / 1e6:.1f} |")
-    if runner.pairs16 and runner.ck_slots:
-        # the inspector leaving its checkpoints (runner.CK_EVERY)
-        ck = (cp.empty(runner.ck_slots * gr._ck_stride(), dtype=cp.int32), cp.empty(n * gr.CK_MAX, dtype=cp.int32),
-              cp.empty(n, dtype=cp.int32), gr.CK_EVERY, runner.ck_slots)
-
-        def inspector_ck():
-            runner._tl.walls = runner.walls
-            try:
-                runner._launch(d_tasks, 0, band, False, res=res, ck=ck)
-            finally:
-                runner._tl.walls = None
-        ms = timed(inspector_ck)
-        cells = int(res.get()[:, gr.R_CELLS].sum())
-        print(f"| ydrop16, checkpoints every {gr.CK_EVERY} | end of run | {ms:.2f} | {cells:,} "
-              f"| {cells / ms / 1e6:.1f} |")
     if runner.pairs16 and args.grids:
         # the inspector's throughput against the warps resident on a multiprocessor
         key = (band, False, "ydrop16")
