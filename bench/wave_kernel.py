@@ -195,31 +195,6 @@ def main(argv=None):
 
     whole = timed(whole_execution(True), exec_walls)
     bare = timed(whole_execution(False), exec_walls)
-    # the same with the inspection's checkpoints (runner.CK_EVERY): long sides as segments at once, the
-    # same columns, routes and counts
-    marked = None
-    if gr.CK_EVERY and runner.pairs16:
-        runner._tl.walls = exec_walls
-        try:
-            r_ck, b_ck, marks = runner.inspect(tasks, marks=True)
-            plain = whole_execution(True)()
-            kw = {"marks": marks, "mark_of": run} if marks is not None else {}
-            with_ck = runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb,
-                                     int(cab[run].sum()), int((ds[run] + 1).sum()), r[run, gr.R_BI],
-                                     r[run, gr.R_BJ], **kw)
-        finally:
-            runner._tl.walls = None
-        same = (np.array_equal(r_ck[run], r[run])
-                and all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(plain, with_ck)))
-        n_ck = int(np.bitwise_count(marks.bits).sum()) if marks is not None else 0
-        segs = gr.split_sides(ds[run], marks.bits[run], marks.every)[0] if marks is not None else run
-        print(f"\ncheckpoints: {n_ck:,} left (every {gr.CK_EVERY}), {len(segs) - len(run):,} segments more; "
-              f"execution with them equal to without: {same}")
-
-        def whole_marked():
-            runner.execute(tasks[run], np.full(len(run), band), ds[run], h_tbb, h_adb, int(cab[run].sum()),
-                           int((ds[run] + 1).sum()), r[run, gr.R_BI], r[run, gr.R_BJ], **kw)
-        marked = timed(whole_marked, exec_walls)
     # the executor's longest chains: the sides with the most warp steps (anti-diagonals plus 32-cell
     # steps), alone in a warp launch and in one block each (ydrop_wide), and the wave without them
     steps = gr._exec_steps(ds, np.concatenate([[0], np.cumsum(cab)[:-1]]), int(cab.sum()))
@@ -243,8 +218,7 @@ def main(argv=None):
     print(f"{n} tasks at band {band}: {total:,} cells, {int(cab.sum()):,} up to the best "
           f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms (ydrop's mode 1 "
           f"{ms32:.2f} ms); "
-          f"execution with the walk back and copies {whole:.2f} ms, without the records' routes {bare:.2f} ms, "
-          f"with the checkpoints {marked if marked is not None else float('nan'):.2f} ms "
+          f"execution with the walk back and copies {whole:.2f} ms, without the records' routes {bare:.2f} ms "
           f"(longest best anti-diagonal {int(ds.max()):,})")
     if args.profile:
         cp.cuda.profiler.start()

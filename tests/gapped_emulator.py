@@ -95,8 +95,7 @@ class EmuRunner:
         for a, b in spans:
             self.walls[a:b] = walls[a:b]
 
-    def inspect(self, tasks, wide=False, dcap=None, marks=False):
-        """DeviceRunner's (``marks``: with a third value, None: the emulator leaves no checkpoints)."""
+    def inspect(self, tasks, wide=False, dcap=None):
         bands, cap = ((self.wide_band,), 1 << 30) if wide else (self.bands, self.dcap)
         dcap = cap if dcap is None else dcap
         out = np.empty((len(tasks), R_N), dtype=np.int64)
@@ -112,7 +111,7 @@ class EmuRunner:
                 if r[9] != 1:
                     break
                 self.band_retries += 1
-        return (out, band, None) if marks else (out, band)
+        return out, band
 
     def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None, routes=True):
         """Kernel mode 2 task by task in its room, then packed as ``ydrop_pack`` packs."""
@@ -146,8 +145,7 @@ class EmuRunner:
         band = np.where(out[:, 9] == 0, self.wide_band, 0).astype(np.int64)
         return out, band, (p_tb, p_lo, p_off, pos[:-1], apos[:-1], p_rec if routes else None)
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True,
-                marks=None, mark_of=None):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
         tb = np.full(max(tb_total, 1), 255, dtype=np.uint8)
         tb_lo = np.zeros(max(ad_total, 1), dtype=np.int32)
         tb_off = np.zeros(max(ad_total, 1), dtype=np.int64)

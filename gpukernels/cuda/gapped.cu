@@ -747,22 +747,6 @@ __device__ __forceinline__ bool walled16(int4 a, const Slots4* row, int lq, bool
     return hit;
 }
 
-// Checkpoints: the inspector's state after anti-diagonal d, for every multiple d of ck_every up to
-// CK_MAX of them, where its best lies less than ck_every anti-diagonals back (a side deep in its
-// y-drop tail rarely moves its best again), so that the executor can run a long side as segments at
-// once, each from the checkpoint where it starts (gpu/runner.split_sides). A slot holds CK_HEAD ints
-// (d, the live ranges of d and d - 1, best, bi, bj, base, cells and the floors' sum as two ints
-// each) and the rows the next anti-diagonal reads (H of d - 1 and d, E and F of d: four rows of band / 2
-// words as the warp holds them). The inspector takes slots in turn (ck_next) while there are ck_cap,
-// notes slot k - 1 of the task's CK_MAX in ck_table and sets bit k - 1 of ck_mask[task]; an executor
-// task starts from table entry ck_from[task] (-1: from the origin). Why the executor's rows are the
-// inspector's: both compute every cell's H, E and F as the same maxima, kill the same cells and
-// rebase at the same bests (exec16's best is ydrop's rule on every anti-diagonal, the inspector's on
-// every anti-diagonal whose largest cell reaches the best, where alone it can move).
-#define CK_HEAD 16
-#define CK_MAX 16
-struct Ck16 { int* arena; int* table; int* mask; const long long* from; int every; int cap; int* next; };
-
 // The executor's part of a 16-bit task (kernel exec16, ydrop's mode 1): each task's anti-diagonal
 // where it stops, the bases of its traceback bytes and anti-diagonal rows, and where it keeps its rows
 // at the best (slots and dump as ydrop's, dump_w 0: none kept).
@@ -792,7 +776,7 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
                                              const long long* __restrict__ tasks, int task, const int* mat,
                                              int gap_open, int gap_ext, int ydrop, const int* __restrict__ walls,
                                              int band, int dcap, long long* __restrict__ res, unsigned* rows,
-                                             const WallGrid& grid, const Exec16& ex, const Ck16& ck)
+                                             const WallGrid& grid, const Exec16& ex)
 {
     const int lane = threadIdx.x & 31;
     const long long* tp = tasks + 9LL * task;
@@ -859,23 +843,6 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
     int status = 0, last = 0;
     Region reg, breg;   // the region explored, and at the best
     int d = 0;
-    // the inspector's checkpoints: the next anti-diagonal to leave one at, and the bits of those left
-    int ck_at = !EXEC && ck.every > 0 ? ck.every : 0x7fffffff;
-    unsigned ck_bits = 0;
-    const int ck_stride = CK_HEAD + 4 * rw;
-    if (EXEC && ck.from != nullptr && ck.from[task] >= 0) {
-        // the executor from a checkpoint: its header, then its rows as the inspector held them
-        const int* in = ck.arena + (long long)ck.table[ck.from[task]] * ck_stride;
-        d = in[0]; lo1 = in[1]; hi1 = in[2]; lo2 = in[3]; hi2 = in[4];
-        best = in[5]; bi = in[6]; bj = in[7]; base = in[8];
-        cells = (long long)(unsigned)in[9] | ((long long)in[10] << 32);
-        bsum = (long long)(unsigned)in[11] | ((long long)in[12] << 32);
-        const unsigned* w = (const unsigned*)(in + CK_HEAD);
-        for (int x = lane; x < rw; x += 32) {
-            word(hA, x) = w[x]; word(hB, x) = w[rw + x]; word(eB, x) = w[2 * rw + x]; word(fB, x) = w[3 * rw + x];
-        }
-        __syncwarp();
-    }
     while (true) {
         ++d;
         if ((long long)d > (long long)qn + tn) break;
@@ -1053,54 +1020,23 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
             __syncwarp();
         }
         next_antidiagonal(hA, hB, hC, eA, eB, fA, fB, lo1, hi1, lo2, hi2, nlo, nhi);
-        if (!EXEC && d == ck_at) {
-            // a checkpoint (see Ck16): the rows of d are complete after the warp's barriers above
-            ck_at += ck.every;
-            const int k = d / ck.every;
-            if (k <= CK_MAX && d - (bi + bj) < ck.every) {
-                int slot = 0;
-                if (lane == 0) slot = atomicAdd(ck.next, 1);
-                slot = __shfl_sync(FULL, slot, 0);
-                if (slot < ck.cap) {
-                    int* out = ck.arena + (long long)slot * ck_stride;
-                    if (lane == 0) {
-                        const int head[13] = {d, lo1, hi1, lo2, hi2, best, bi, bj, base, (int)cells,
-                                              (int)(cells >> 32), (int)bsum, (int)(bsum >> 32)};
-                        for (int x = 0; x < 13; ++x) out[x] = head[x];
-                        ck.table[(long long)task * CK_MAX + k - 1] = slot;
-                    }
-                    unsigned* w = (unsigned*)(out + CK_HEAD);
-                    for (int x = lane; x < rw; x += 32) {
-                        w[x] = word(hA, x); w[rw + x] = word(hB, x); w[2 * rw + x] = word(eB, x);
-                        w[3 * rw + x] = word(fB, x);
-                    }
-                    ck_bits |= 1u << (k - 1);
-                }
-            }
-        }
     }
     if (!EXEC && lane == 0) write_results(res, task, best, bi, bj, cells, cab, breg, reg, status, last, false, false);
-    if (!EXEC && lane == 0 && ck.every > 0) ck.mask[task] = (int)ck_bits;
 }
 
 // The warp kernels in 16-bit pairs (mode 0, nslot 4; ydrop16 the inspector, exec16 the executor, mode 1;
 // the other parameters unused): ydrop's queue of tasks and shared memory, 7 rows of band words a warp;
 // the substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
-// query position (a side whose reach holds no wall reads none); the checkpoints (Ck16: arena, table,
-// the inspector's bits per task, the executor's start per task, ck_every, 0: none, the slots and their
-// counter).
+// query position (a side whose reach holds no wall reads none).
 #define PAIRS16_PARAMS YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits, \
-    int grid_shift, int grid_cols, int grid_qmax, int* __restrict__ ck_arena, int* __restrict__ ck_table, \
-    int* __restrict__ ck_mask, const long long* __restrict__ ck_from, int ck_every, int ck_cap, int* __restrict__ ck_next
-#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax, ck_arena, ck_table, ck_mask, \
-    ck_from, ck_every, ck_cap, ck_next
+    int grid_shift, int grid_cols, int grid_qmax
+#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax
 
 template <bool EXEC>
 __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
 {
     const WallGrid grid{grid_bits, grid_shift, grid_cols, grid_qmax};
     const Exec16 ex{dstop_arr, tb_base, ad_base, tb, tb_lo, tb_off, tb_rec, slots, dump, dump_w};
-    const Ck16 ck{ck_arena, ck_table, ck_mask, ck_from, ck_every, ck_cap, ck_next};
     int* mat = load_matrix(matrix, msize);
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();
@@ -1110,8 +1046,7 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);
         if (task >= ntasks) return;
-        pairs16_task<EXEC>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid, ex,
-                          ck);
+        pairs16_task<EXEC>(t, q, tasks, task, mat, gap_open, gap_ext, ydrop, walls, band, dcap, res, rows, grid, ex);
         __syncwarp();
     }
 }

@@ -153,9 +153,6 @@ PATH_CHECK = True
 #: the executor traces the routes of each side's records off its path too, path_holds's witnesses (a dirty side
 #: whose stale best rose off its path then holds unless a wall or floor cuts a route; kernel_twin.side_routes)
 PATH_ROUTES = True
-#: the waves' inspector leaves checkpoints, and the executor runs a long side as segments from them at
-#: once (``runner.CK_EVERY``; :meth:`DeviceRunner.inspect`'s marks)
-CHECKPOINTS = True
 #: the next wave is inspected and executed on the GPU while the host walks this one
 OVERLAP_WAVES = True
 #: the next wave goes to the GPU as soon as the walk before has ended, before the wave the walk waits
@@ -1011,12 +1008,8 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
         rows = _side_rows(idx)
         room = _trace_room(res_all[rows], mem) if wide else None
         traced = None
-        marks = None
         if room is None:
-            if CHECKPOINTS and not wide:
-                r, b, marks = runner.inspect(tasks, wide, dcap=dcap, marks=True)
-            else:
-                r, b = runner.inspect(tasks, wide, dcap=dcap)
+            r, b = runner.inspect(tasks, wide, dcap=dcap)
             kept.assign(rows, -1)
         else:
             # each side keeps its rows at its new best, and stops at its stale best where they allow
@@ -1058,7 +1051,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
             with _exec_stream(runner, at is not None):
                 flat, lens, rflat, rlens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q,
                                                                   anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier,
-                                                                  budget, wide, kept, status, marks, rows)
+                                                                  budget, wide, kept, status)
             with lock:
                 store, used = _store_columns(flat, lens, chosen[:m], ops_idx, store, used)
                 routes, rused = _store_routes(rflat, rlens, chosen[:m], ops_idx, route_idx, routes, rused)
@@ -1544,13 +1537,11 @@ def _exec_stream(runner, beside):
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, mem, wide, kept,
-             status, marks=None, mark_rows=None):
+             status):
     """Tracebacks of anchors ``idx`` on the GPU, in batches within ``mem``.
 
     A side whose rows at its best no slot holds yet keeps them in a fresh
-    one of ``kept`` (a later redo may stop there). ``marks``: the checkpoints
-    of the inspection of side rows ``mark_rows`` (:meth:`DeviceRunner.inspect`), from which
-    the executor runs long sides as segments at once. Returns the columns of
+    one of ``kept`` (a later redo may stop there). Returns the columns of
     the sides (left, right, left, ...) as one flat array and each side's
     count (for :func:`_store_columns`), the routes of the sides' records off
     their paths and each side's bytes of them (-1: none, for :func:`_store_routes`),
@@ -1586,10 +1577,9 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
             keep[want] = kept.fresh(len(want), status)
             kept.assign(srow[keep >= 0], keep[keep >= 0])
         c0 = clock()
-        ck = {} if marks is None else {"marks": marks, "mark_of": _positions(mark_rows, srow)}
         flat, lens, rflat, rlens = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()),
                                                   int((ds + 1).sum()), res_all[srow, R_BI], res_all[srow, R_BJ], wide,
-                                                  keep, PATH_ROUTES, **ck)
+                                                  keep, PATH_ROUTES)
         if HOST_STOP:
             kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
@@ -1603,16 +1593,6 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     empty = np.zeros(0, dtype=np.uint8)
     return (np.concatenate(flats) if flats else empty, side_lens, np.concatenate(rflats) if rflats else empty,
             route_lens, exec_s, tb_s)
-
-
-def _positions(of, x):
-    """Where each value of ``x`` stands in ``of`` (values distinct), -1 where it is not there."""
-    of = np.asarray(of, dtype=np.int64)
-    if not len(of):
-        return np.full(len(x), -1, dtype=np.int64)
-    by = np.argsort(of, kind="stable")
-    at = np.minimum(np.searchsorted(of[by], x), len(of) - 1)
-    return np.where(of[by][at] == x, by[at], -1).astype(np.int64)
 
 
 def _trace_room(stale, mem):

@@ -96,20 +96,6 @@ EXEC_LONGEST_FIRST = True
 #: 4,096 anchors: 18.5 ms, the 16 longest alone 21.3 ms in warps and 4.7 ms in blocks)
 EXEC_WIDE_STEPS = 1 << 14
 EXEC_WIDE_WIDTH = 64
-#: the waves' inspector in 16-bit pairs leaves checkpoints (its rows every CK_EVERY anti-diagonals, up to
-#: CK_MAX of them, where its best lies less than CK_EVERY back; ``Ck16`` in ``cuda/gapped.cu``), and the executor
-#: runs a side past them as segments at once, each from its checkpoint (:func:`split_sides`): a wave's few
-#: sides of thousands of anti-diagonals to their best were chains that ran on after the rest of the wave
-#: (0: none; the long sides then run in blocks of their own, EXEC_WIDE_STEPS)
-CK_EVERY = 1024
-CK_MAX = 16
-#: ints of a checkpoint's header (CK_HEAD in ``cuda/gapped.cu``; its four rows of band / 2 words follow)
-CK_HEAD = 16
-#: checkpoint slots of one inspection at most (of the first band's rows; 4 KiB each), and at most
-#: 1 / CK_SHARE of the budget for the inspections in flight at once (CK_INSPECTIONS)
-CK_SLOTS = 1 << 13
-CK_SHARE = 16
-CK_INSPECTIONS = 3
 #: blocks per side that pack a wide round's tracebacks for the copy to the host
 PACK_BLOCKS = 16
 #: a route's header in ydrop_trace's routes (kernel_twin.side_routes): the cell where it meets the path
@@ -166,98 +152,23 @@ def _exec_steps(dstop, tbb, tb_total):
     return np.asarray(dstop, dtype=np.int64) + cells // 32
 
 
-def _exec_order(band, dstop, tbb, tb_total, wide, steps=None, in_warps=None):
+def _exec_order(band, dstop, tbb, tb_total, wide):
     """The executor's launch order and which tasks run in a block of their own.
 
     Returns ``(order, lone)``: the tasks by band, in each band first those
     that run in blocks (``lone``: at least :data:`EXEC_WIDE_STEPS` warp
     steps, anti-diagonals at least :data:`EXEC_WIDE_WIDTH` cells wide on
-    average; none where every task runs in a block already, ``wide``, nor
-    among ``in_warps``), then the others longest first (:data:`EXEC_LONGEST_FIRST`;
-    else as given). ``steps``: each task's warp steps, where not :func:`_exec_steps`.
+    average; none where every task runs in a block already, ``wide``), then
+    the others longest first (:data:`EXEC_LONGEST_FIRST`; else as given).
     """
     dstop = np.asarray(dstop, dtype=np.int64)
-    steps = _exec_steps(dstop, tbb, tb_total) if steps is None else np.asarray(steps, dtype=np.int64)
+    steps = _exec_steps(dstop, tbb, tb_total)
     lone = np.zeros(len(dstop), dtype=bool)
     if not wide and EXEC_WIDE_STEPS:
         cells = steps - dstop     # a warp's steps over the cells
         lone = (steps >= EXEC_WIDE_STEPS) & (32 * cells >= EXEC_WIDE_WIDTH * dstop)
-        if in_warps is not None:
-            lone &= ~np.asarray(in_warps, dtype=bool)
     first = -steps if EXEC_LONGEST_FIRST else np.arange(len(dstop))
     return np.lexsort((first, ~lone, np.asarray(band))), lone
-
-
-def split_sides(dstop, bits, every):
-    """The executor's segments of each side: from its origin or a checkpoint to the next checkpoint or its stop.
-
-    Side x runs to anti-diagonal ``dstop[x]``; bit k - 1 of ``bits[x]`` says
-    that its inspection left a checkpoint after anti-diagonal k * ``every``
-    (:data:`CK_EVERY`). Each checkpoint before ``dstop[x]`` starts a segment.
-    Returns ``(side, start, end)``: per segment its side, the number k of
-    the checkpoint it starts from (0: the origin) and its last anti-diagonal,
-    the segments of each side in order, the sides in order.
-    """
-    dstop = np.asarray(dstop, dtype=np.int64)
-    bits = np.asarray(bits, dtype=np.int64)
-    ks = np.arange(1, CK_MAX + 1, dtype=np.int64)
-    cut = (((bits[:, None] >> (ks - 1)) & 1) == 1) & (ks * every < dstop[:, None])
-    cx, ck = np.nonzero(cut)
-    side = np.concatenate([np.arange(len(dstop), dtype=np.int64), cx.astype(np.int64)])
-    start = np.concatenate([np.zeros(len(dstop), dtype=np.int64), ck.astype(np.int64) + 1])
-    order = np.lexsort((start, side))
-    side, start = side[order], start[order]
-    end = dstop[side].copy()
-    more = side[1:] == side[:-1]
-    end[:-1][more] = start[1:][more] * every
-    return side, start, end
-
-
-def _exec_segments(table, tbb, tb_total, wide, marks, mark_of):
-    """The executor's launch rows, their order and which run in blocks of their own.
-
-    ``table``: a row per side (:meth:`DeviceRunner.execute`'s: its task, bases, stop in column 11, keep
-    slot in column 15, checkpoint in column 17, band in column 18). A side with checkpoints of ``marks``
-    before its stop becomes its segments (:func:`split_sides`): each runs to its end, keeps the side's
-    rows at the best only if it is the last, and starts from its checkpoint (its table entry, task
-    ``mark_of`` times :data:`CK_MAX` plus k - 1). Returns ``(rows, order, lone)`` as :func:`_exec_order`'s,
-    over the rows; a segment from a checkpoint always runs in the warps (``exec16``).
-    """
-    n = len(table)
-    dstop, band = table[:, 11], table[:, 18]
-    steps = _exec_steps(dstop, tbb, tb_total)
-    bits = np.zeros(n, dtype=np.int64)
-    if marks is not None and mark_of is not None and not wide:
-        mark_of = np.asarray(mark_of, dtype=np.int64)
-        ok = (mark_of >= 0) & (band == marks.band)
-        bits[ok] = marks.bits[mark_of[ok]]
-    if not bits.any():
-        order, lone = _exec_order(band, dstop, tbb, tb_total, wide, steps=steps)
-        return table, order, lone
-    side, start, end = split_sides(dstop, bits, marks.every)
-    rows = table[side]
-    rows[:, 11] = end
-    rows[:-1, 15][side[1:] == side[:-1]] = -1
-    rows[:, 17] = np.where(start > 0, mark_of[side] * CK_MAX + start - 1, -1)
-    # a segment's warp steps: its anti-diagonals and its share of the side's cells
-    length = end - start * marks.every
-    seg_steps = length + (steps[side] - dstop[side]) * length // np.maximum(dstop[side], 1)
-    order, lone = _exec_order(band[side], end, None, None, wide, steps=seg_steps, in_warps=start > 0)
-    return rows, order, lone
-
-
-class Marks:
-    """The checkpoints an inspection left on the device (``Ck16`` in ``cuda/gapped.cu``).
-
-    ``arena`` holds the slots, ``table`` each task's slot per checkpoint,
-    ``bits`` (host) each task's checkpoints left, none for a task inspected
-    again in a wider band (its executor runs in that band), and ``every``
-    their spacing in anti-diagonals. Valid for the executor of the same
-    inspection (the same walls), in ``band``.
-    """
-
-    def __init__(self, arena, table, bits, every, band):
-        self.arena, self.table, self.bits, self.every, self.band = arena, table, bits, every, band
 
 
 @njit(cache=True, nogil=True)
@@ -325,9 +236,7 @@ class DeviceRunner:
         #: use, out of the budget), and the rest of the budget, for tracebacks
         self.keep_slots = keep_slots(mem)
         self._arena = None
-        #: checkpoint slots per inspection (CK_EVERY; each inspection's own, out of the budget)
-        self.ck_slots = ck_slots(mem)
-        self.mem = mem - self.keep_slots * 4 * _keep_stride() - CK_INSPECTIONS * self.ck_slots * 4 * _ck_stride()
+        self.mem = mem - self.keep_slots * 4 * _keep_stride()
         # a copy of the walls for a wave speculated beside the walk (background), and which walls this
         # thread's launches read
         self.device_id = cp.cuda.Device().id
@@ -483,12 +392,10 @@ class DeviceRunner:
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None, tb_rec=None, ck=None):
+                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None, tb_rec=None):
         """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the warp kernels in 16-bit
         pairs where they apply, the inspector and the executor; False, never). ``dcap``: the anti-diagonals
-        past which a side is abandoned (default: :data:`DCAP` for warps, none for blocks). ``ck``: the
-        checkpoints of the warp kernels in 16-bit pairs, the inspector's ``(arena, table, bits, every,
-        slots)`` or the executor's ``(arena, table, start)`` (``Ck16``)."""
+        past which a side is abandoned (default: :data:`DCAP` for warps, none for blocks)."""
         cp = self.cp
         warp16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
         name16 = None
@@ -521,15 +428,6 @@ class DeviceRunner:
             blocks = min(blocks, grid)
         if name16:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
-            nul = np.uint64(0)
-            if ck is None:
-                args += (nul, nul, nul, nul, np.int32(0), np.int32(0), nul)
-            elif mode == 0:
-                arena, table, bits, every, cap = ck
-                args += (arena, table, bits, nul, np.int32(every), np.int32(cap), cp.zeros(1, dtype=cp.int32))
-            else:
-                arena, table, start = ck
-                args += (arena, table, nul, start, np.int32(0), np.int32(0), nul)
         elif wide:
             grid_on = WIDE_GRID and self.pairs16   # the grid is kept (set_walls) where the pairs are
             args += (self.wall_grid if grid_on else np.uint64(0), np.int32(self.grid_shift), np.int32(self.grid_cols),
@@ -537,25 +435,18 @@ class DeviceRunner:
         k((blocks,), (threads,), args, shared_mem=smem)
         self.launches += 1
 
-    def inspect(self, tasks, wide=False, dcap=None, marks=False):
+    def inspect(self, tasks, wide=False, dcap=None):
         """Inspector results (ntasks, R_N) and the band each task fitted (0: none, or abandoned).
 
         ``wide``: one block per task, no anti-diagonal cap (unless ``dcap``), the wide band (a round).
-        ``marks``: the inspector in 16-bit pairs leaves checkpoints for the executor (:data:`CK_EVERY`),
-        and a third value comes back, their :class:`Marks` (None where it left none).
         """
         cp = self.cp
         tasks = np.ascontiguousarray(tasks, dtype=np.int64)
         d_tasks = self._to_device(tasks, "tasks")
         res = cp.empty((len(tasks), R_N), dtype=cp.int64)
         bands = (self.wide_band,) if wide else BANDS
-        ck = None
-        if marks and not wide and PAIRS16 and EXEC16 and self.pairs16 and self.ck_slots and len(tasks):
-            ck = (cp.empty(self.ck_slots * _ck_stride(), dtype=cp.int32), cp.empty(len(tasks) * CK_MAX, dtype=cp.int32),
-                  cp.empty(len(tasks), dtype=cp.int32), CK_EVERY, self.ck_slots)
-        self._launch(d_tasks, 0, bands[0], wide, res=res, dcap=dcap, ck=ck)
+        self._launch(d_tasks, 0, bands[0], wide, res=res, dcap=dcap)
         out = self._to_host(res, "res").copy()
-        bits = self._to_host(ck[2], "ck_bits").astype(np.int64) if ck is not None else None
         band = np.full(len(tasks), bands[0], dtype=np.int64)
         for b in bands[1:]:
             over = np.flatnonzero(out[:, R_STATUS] == 1)
@@ -568,12 +459,7 @@ class DeviceRunner:
             out[over] = self._to_host(r2, "res")
             band[over] = b
         band[out[:, R_STATUS] != 0] = 0
-        if not marks:
-            return out, band
-        if ck is None:
-            return out, band, None
-        bits[band != bands[0]] = 0
-        return out, band, Marks(ck[0], ck[1], bits, CK_EVERY, bands[0])
+        return out, band
 
     def inspect_traced(self, tasks, tb_room, ad_room, slots=None, dcap=None, routes=True):
         """A wide round in one launch: inspector results, bands, and the tracebacks that fitted.
@@ -624,8 +510,7 @@ class DeviceRunner:
         band = np.where(r[:, R_STATUS] == 0, self.wide_band, 0).astype(np.int64)
         return r, band, (h_tb, h_ad[:, 0].astype(np.int32), h_ad[:, 1].copy(), pos[:-1], apos[:-1], h_rec)
 
-    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True,
-                marks=None, mark_of=None):
+    def execute(self, tasks, band, dstop, tbb, adb, tb_total, ad_total, bi, bj, wide=False, keep=None, routes=True):
         """The columns of the tasks' paths to their best cells ``(bi, bj)``: one flat array, and each task's count;
         then the routes of their records off the paths, one flat array, and each task's bytes (-1: none).
 
@@ -637,9 +522,7 @@ class DeviceRunner:
         (-1: none), :class:`~gpukernels.gpu.kept_rows.KeptRows`. ``routes``:
         the executor also notes where each best rose, and ``ydrop_trace``
         walks those cells off the path back to it
-        (:func:`~gpukernels.gpu.kernel_twin.side_routes`, the walk's proof's witnesses). ``marks``: the
-        checkpoints of the tasks' inspection (:meth:`inspect`), task x being its task ``mark_of[x]``
-        (-1: none); a side past one runs as segments at once (:func:`split_sides`).
+        (:func:`~gpukernels.gpu.kernel_twin.side_routes`, the walk's proof's witnesses).
         """
         cp = self.cp
         tb = cp.empty(max(tb_total, 1), dtype=cp.uint8)
@@ -652,36 +535,30 @@ class DeviceRunner:
         obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
         # the tasks, their tables and the executor's stops, slots and per-band order, in one copy; the
         # tasks of each band (most often one) launch together, the long wide chains apart in blocks
-        band = np.asarray(band, dtype=np.int64)
-        dstop = np.asarray(dstop, dtype=np.int64)
+        order, lone = _exec_order(band, dstop, tbb, tb_total, wide)
         slots = np.stack([np.asarray(keep if use else np.full(n, -1), dtype=np.int64), np.full(n, -1)], axis=1)
         cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
-                np.asarray(adb, np.int64)[:, None], dstop[:, None],
-                np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots,
-                np.full((n, 1), -1, dtype=np.int64), band[:, None]]
+                np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
+                np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots]
         table = np.concatenate(cols, axis=1)
-        segs, order, lone = _exec_segments(table, tbb, tb_total, wide, marks, mark_of)
-        m = len(segs)
-        d_in = self._to_device(np.concatenate([table, segs[order]]), "exec")
+        d_in = self._to_device(np.concatenate([table, table[order]]), "exec")
         d_tasks, d_tbb, d_adb = d_in[:n, :9], d_in[:n, 9], d_in[:n, 10]
         d_bi, d_bj, d_obase = d_in[:n, 12], d_in[:n, 13], d_in[:n, 14]
         by_band = d_in[n:]
-        bands, starts = np.unique(segs[order, 18], return_index=True)
+        bands, starts = np.unique(band[order], return_index=True)
         parts, lone_parts = [], []
-        for b, lo, hi in zip(bands, starts, list(starts[1:]) + [m]):
+        for b, lo, hi in zip(bands, starts, list(starts[1:]) + [n]):
             mid = lo + int(lone[order[lo:hi]].sum())
             if mid > lo:
                 lone_parts.append((by_band[lo:mid], int(b), True))
             if hi > mid:
                 parts.append((by_band[mid:hi], int(b), wide))
-        split = marks is not None and m > n
 
         def launch(part, b, in_block):
-            ck = (marks.arena, marks.table, cp.ascontiguousarray(part[:, 17])) if split and not in_block else None
             self._launch(cp.ascontiguousarray(part[:, :9]), 1, b, in_block, dstop=cp.ascontiguousarray(part[:, 11]),
                          tbb=cp.ascontiguousarray(part[:, 9]), adb=cp.ascontiguousarray(part[:, 10]), tb=tb,
                          tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None,
-                         tb_rec=tb_rec, ck=ck)
+                         tb_rec=tb_rec)
 
         if lone_parts:
             # the long chains on a stream of their own, beside the warps on the caller's
@@ -1494,18 +1371,6 @@ def _joined_spans(spans, gap):
 def _keep_stride():
     """Ints per slot of kept rows: the header and four rows of :data:`KEEP_W` + 2."""
     return DUMP_HEAD + 4 * (KEEP_W + 2)
-
-
-def _ck_stride():
-    """Ints per checkpoint slot: the header and four rows of the first band's half (``Ck16``)."""
-    return CK_HEAD + 4 * (BANDS[0] // 2)
-
-
-def ck_slots(mem):
-    """How many checkpoints one inspection may leave within budget ``mem`` (bytes; none where CK_EVERY is 0)."""
-    if not CK_EVERY:
-        return 0
-    return int(min(CK_SLOTS, int(mem) // CK_SHARE // (CK_INSPECTIONS * 4 * _ck_stride())))
 
 
 def keep_slots(mem):
