@@ -171,6 +171,97 @@ def _exec_order(band, dstop, tbb, tb_total, wide):
     return np.lexsort((first, ~lone, np.asarray(band))), lone
 
 
+#: int64 entries of an execution's upload holding zeros for its warp launches' task queues (two int32 each)
+EXEC_QUEUES = 8
+#: an execution's host work before its launches in one compiled call writing one upload (:func:`_exec_plan`):
+#: the tables as contiguous runs of it, so that no launch needs a copy on the device first (False: numpy,
+#: a table copied per column, for the A/B)
+EXEC_PLAN = True
+
+
+def _exec_layout(n, routes):
+    """Offsets in an execution's upload (:func:`_exec_plan`): the tables in the tasks' order (tasks, tbb, adb,
+    bi, bj, obase), in launch order (tasks, tbb, adb, dstop, slots), the routes' bases, the queues; and its size."""
+    at = {"tasks": 0, "tbb": 9 * n, "adb": 10 * n, "bi": 11 * n, "bj": 12 * n, "obase": 13 * n,
+          "o_tasks": 14 * n, "o_tbb": 23 * n, "o_adb": 24 * n, "o_dstop": 25 * n, "o_slots": 26 * n,
+          "rbase": 28 * n}
+    at["queues"] = at["rbase"] + (n + 1 if routes else 0)
+    return at, at["queues"] + EXEC_QUEUES
+
+
+@njit(cache=True, nogil=True)
+def _exec_plan(out, tasks, band, dstop, tbb, adb, bi, bj, keep, tb_total, wide, longest_first, wide_steps,
+               wide_width, routes, per_ad, extra):
+    """An execution's host tables, written into ``out`` in :func:`_exec_layout`'s layout, in one call.
+
+    The same order and lone tasks as :func:`_exec_order` (band, then the lone
+    ones, then longest first; stable), the same bases as
+    :meth:`DeviceRunner.execute` computes with numpy, and the routes' room
+    (:func:`route_room`). Returns ``(order, parts)``: the launch order and per
+    launch its first and last row in it, band and whether it runs in blocks.
+    """
+    n = dstop.shape[0]
+    steps = np.empty(n, np.int64)
+    for x in range(n):
+        end = tbb[x + 1] if x + 1 < n else tb_total
+        steps[x] = dstop[x] + (end - tbb[x]) // 32
+    lone = np.zeros(n, np.bool_)
+    if not wide and wide_steps > 0:
+        for x in range(n):
+            lone[x] = steps[x] >= wide_steps and 32 * (steps[x] - dstop[x]) >= wide_width * dstop[x]
+    first = np.empty(n, np.int64)
+    for x in range(n):
+        first[x] = -steps[x] if longest_first else x
+    o1 = np.argsort(first, kind="mergesort")
+    key = np.empty(n, np.int64)
+    for y in range(n):
+        x = o1[y]
+        key[y] = 2 * band[x] + (0 if lone[x] else 1)
+    order = o1[np.argsort(key, kind="mergesort")]
+    # the tables in the tasks' order, for the walk back
+    obase = 0
+    for x in range(n):
+        for c in range(9):
+            out[9 * x + c] = tasks[x, c]
+        out[9 * n + x] = tbb[x]
+        out[10 * n + x] = adb[x]
+        out[11 * n + x] = bi[x]
+        out[12 * n + x] = bj[x]
+        out[13 * n + x] = obase
+        obase += bi[x] + bj[x]
+    # in launch order, for the executor's launches
+    for y in range(n):
+        x = order[y]
+        for c in range(9):
+            out[14 * n + 9 * y + c] = tasks[x, c]
+        out[23 * n + y] = tbb[x]
+        out[24 * n + y] = adb[x]
+        out[25 * n + y] = dstop[x]
+        out[26 * n + 2 * y] = keep[x]
+        out[26 * n + 2 * y + 1] = -1
+    q = 28 * n
+    if routes:
+        out[q] = 0
+        for x in range(n):
+            out[q + x + 1] = out[q + x] + per_ad * (bi[x] + bj[x]) + extra
+        q += n + 1
+    for k in range(q, out.shape[0]):
+        out[k] = 0
+    # the launches: runs of one band, its lone tasks (in blocks) first
+    parts = np.empty((2 * n + 1, 4), np.int64)
+    m = 0
+    y = 0
+    while y < n:
+        b, blk = band[order[y]], lone[order[y]]
+        z = y
+        while z < n and band[order[z]] == b and lone[order[z]] == blk:
+            z += 1
+        parts[m, 0], parts[m, 1], parts[m, 2], parts[m, 3] = y, z, b, 1 if blk else 0
+        m += 1
+        y = z
+    return order, parts[:m]
+
+
 @njit(cache=True, nogil=True)
 def _slot_columns(out, obase, size, lens):
     """Each task's columns from the end of its slot (``ydrop_trace``'s layout), as one flat array, and the counts."""
@@ -392,10 +483,11 @@ class DeviceRunner:
         return got
 
     def _launch(self, tasks, mode, band, wide, res=None, dstop=None, tbb=None, adb=None, tb=None, tb_lo=None,
-                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None, tb_rec=None):
+                tb_off=None, dump_at=None, dump=None, slots=None, pairs16=None, dcap=None, tb_rec=None, queue=None):
         """Launch a y-drop kernel on ``tasks`` in ``mode`` (``pairs16``: None, the warp kernels in 16-bit
         pairs where they apply, the inspector and the executor; False, never). ``dcap``: the anti-diagonals
-        past which a side is abandoned (default: :data:`DCAP` for warps, none for blocks)."""
+        past which a side is abandoned (default: :data:`DCAP` for warps, none for blocks). ``queue``: the warps'
+        task counter, one int32 zero on the device (default: a new one)."""
         cp = self.cp
         warp16 = PAIRS16 and pairs16 is not False and self.pairs16 and not wide
         name16 = None
@@ -424,7 +516,7 @@ class DeviceRunner:
         blocks = (n + tpb - 1) // tpb
         if not wide:
             # the warps take tasks from a queue: at most enough blocks to fill the device once
-            args += (cp.zeros(1, dtype=cp.int32),)
+            args += (queue if queue is not None else cp.zeros(1, dtype=cp.int32),)
             blocks = min(blocks, grid)
         if name16:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
@@ -532,33 +624,19 @@ class DeviceRunner:
         use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
         n = len(tasks)
         size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
+        if EXEC_PLAN:
+            parts, lone_parts, tables = self._exec_tables(tasks, band, dstop, tbb, adb, bi, bj,
+                                                          keep if use else None, tb_total, wide, routes)
+        else:
+            parts, lone_parts, tables = self._exec_tables_numpy(tasks, band, dstop, tbb, adb, bi, bj,
+                                                                keep if use else None, tb_total, wide, routes)
+        d_tasks, d_tbb, d_adb, d_bi, d_bj, d_obase, d_rbase = tables
         obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
-        # the tasks, their tables and the executor's stops, slots and per-band order, in one copy; the
-        # tasks of each band (most often one) launch together, the long wide chains apart in blocks
-        order, lone = _exec_order(band, dstop, tbb, tb_total, wide)
-        slots = np.stack([np.asarray(keep if use else np.full(n, -1), dtype=np.int64), np.full(n, -1)], axis=1)
-        cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
-                np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
-                np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots]
-        table = np.concatenate(cols, axis=1)
-        d_in = self._to_device(np.concatenate([table, table[order]]), "exec")
-        d_tasks, d_tbb, d_adb = d_in[:n, :9], d_in[:n, 9], d_in[:n, 10]
-        d_bi, d_bj, d_obase = d_in[:n, 12], d_in[:n, 13], d_in[:n, 14]
-        by_band = d_in[n:]
-        bands, starts = np.unique(band[order], return_index=True)
-        parts, lone_parts = [], []
-        for b, lo, hi in zip(bands, starts, list(starts[1:]) + [n]):
-            mid = lo + int(lone[order[lo:hi]].sum())
-            if mid > lo:
-                lone_parts.append((by_band[lo:mid], int(b), True))
-            if hi > mid:
-                parts.append((by_band[mid:hi], int(b), wide))
 
-        def launch(part, b, in_block):
-            self._launch(cp.ascontiguousarray(part[:, :9]), 1, b, in_block, dstop=cp.ascontiguousarray(part[:, 11]),
-                         tbb=cp.ascontiguousarray(part[:, 9]), adb=cp.ascontiguousarray(part[:, 10]), tb=tb,
-                         tb_lo=tb_lo, tb_off=tb_off, slots=cp.ascontiguousarray(part[:, 15:17]) if use else None,
-                         tb_rec=tb_rec)
+        def launch(part, b, in_block, queue):
+            p_tasks, p_dstop, p_tbb, p_adb, p_slots = part
+            self._launch(p_tasks, 1, b, in_block, dstop=p_dstop, tbb=p_tbb, adb=p_adb, tb=tb, tb_lo=tb_lo,
+                         tb_off=tb_off, slots=p_slots if use else None, tb_rec=tb_rec, queue=queue)
 
         if lone_parts:
             # the long chains on a stream of their own, beside the warps on the caller's
@@ -582,18 +660,14 @@ class DeviceRunner:
         nul = np.uint64(0)
         if routes:
             # side x's room: rbase[x] .. rbase[x + 1]
-            rbase = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(route_room(bi, bj), out=rbase[1:])
-            d_rbase = self._to_device(rbase, "exec_rbase")
-            rout = cp.empty(max(int(rbase[-1]), 1), dtype=cp.uint8)
+            rout = cp.empty(max(int(route_room(bi, bj).sum()), 1), dtype=cp.uint8)
             rlens = cp.empty(n, dtype=cp.int64)
             route_args = (tb_rec, d_rbase, rout, rlens)
         else:
             route_args = (nul, nul, nul, nul)
         self._trace(((n + 127) // 128,), (128,),
-                    (np.int32(n), cp.ascontiguousarray(d_tasks), self.t, self.q, tb, tb_lo, tb_off,
-                     cp.ascontiguousarray(d_tbb), cp.ascontiguousarray(d_adb), cp.ascontiguousarray(d_bi),
-                     cp.ascontiguousarray(d_bj), cp.ascontiguousarray(d_obase), out, lens) + route_args)
+                    (np.int32(n), d_tasks, self.t, self.q, tb, tb_lo, tb_off, d_tbb, d_adb, d_bi, d_bj, d_obase, out,
+                     lens) + route_args)
         self.launches += 1
         # _slot_columns copies the columns out of the pinned buffers before the next call reuses them
         h_lens = self._to_host(lens, "exec_lens")
@@ -602,6 +676,79 @@ class DeviceRunner:
             return flat, counts, np.zeros(0, dtype=np.uint8), np.full(n, -1, dtype=np.int64)
         h_rlens = self._to_host(rlens, "exec_rlens").copy()
         return flat, counts, self._packed_rooms(rout, d_rbase, h_rlens), h_rlens
+
+    def _exec_tables(self, tasks, band, dstop, tbb, adb, bi, bj, keep, tb_total, wide, routes):
+        """An execution's tables on the device, from one upload (:func:`_exec_plan`).
+
+        Returns ``(parts, lone_parts, tables)``: the warp launches and the
+        launches in blocks of their own, each ``((tasks, dstop, tbb, adb,
+        slots), band, in_block, queue)`` of contiguous device arrays, and the
+        walk back's tables ``(tasks, tbb, adb, bi, bj, obase, rbase)`` (rbase
+        None without ``routes``).
+        """
+        cp = self.cp
+        n = len(tasks)
+        at, total = _exec_layout(n, routes)
+        host = self._pinned((total,), np.int64, "exec")
+        i64 = np.int64
+        _, plan = _exec_plan(host, np.ascontiguousarray(tasks, dtype=i64).reshape(n, 9), np.asarray(band, dtype=i64),
+                             np.asarray(dstop, dtype=i64), np.asarray(tbb, dtype=i64), np.asarray(adb, dtype=i64),
+                             np.asarray(bi, dtype=i64), np.asarray(bj, dtype=i64),
+                             np.asarray(keep if keep is not None else np.full(n, -1), dtype=i64), int(tb_total),
+                             bool(wide), EXEC_LONGEST_FIRST, int(EXEC_WIDE_STEPS), int(EXEC_WIDE_WIDTH), bool(routes),
+                             int(ROUTE_ROOM_PER_AD), int(ROUTE_ROOM_EXTRA))
+        d = self._upload(host)
+        col = {k: d[v:v + n] for k, v in at.items() if k not in ("tasks", "o_tasks", "o_slots", "rbase", "queues")}
+        tables = (d[:9 * n].reshape(n, 9), col["tbb"], col["adb"], col["bi"], col["bj"], col["obase"],
+                  d[at["rbase"]:at["rbase"] + n + 1] if routes else None)
+        queues = d[at["queues"]:].view(cp.int32)
+        parts, lone_parts = [], []
+        for k, (lo, hi, b, blk) in enumerate(plan):
+            lo, hi = int(lo), int(hi)
+            part = (d[at["o_tasks"] + 9 * lo:at["o_tasks"] + 9 * hi].reshape(hi - lo, 9),
+                    d[at["o_dstop"] + lo:at["o_dstop"] + hi], d[at["o_tbb"] + lo:at["o_tbb"] + hi],
+                    d[at["o_adb"] + lo:at["o_adb"] + hi], d[at["o_slots"] + 2 * lo:at["o_slots"] + 2 * hi].reshape(-1, 2))
+            if blk:
+                lone_parts.append((part, int(b), True, None))
+            else:
+                parts.append((part, int(b), wide, queues[2 * k:2 * k + 1] if k < EXEC_QUEUES else None))
+        return parts, lone_parts, tables
+
+    def _exec_tables_numpy(self, tasks, band, dstop, tbb, adb, bi, bj, keep, tb_total, wide, routes):
+        """:meth:`_exec_tables` with numpy and a copy per table column on the device (the earlier form)."""
+        cp = self.cp
+        n = len(tasks)
+        size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
+        obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+        order, lone = _exec_order(band, dstop, tbb, tb_total, wide)
+        slots = np.stack([np.asarray(keep if keep is not None else np.full(n, -1), dtype=np.int64), np.full(n, -1)],
+                         axis=1)
+        cols = [np.ascontiguousarray(tasks, dtype=np.int64).reshape(n, 9), np.asarray(tbb, np.int64)[:, None],
+                np.asarray(adb, np.int64)[:, None], np.asarray(dstop, np.int64)[:, None],
+                np.asarray(bi, np.int64)[:, None], np.asarray(bj, np.int64)[:, None], obase[:, None], slots]
+        table = np.concatenate(cols, axis=1)
+        d_in = self._to_device(np.concatenate([table, table[order]]), "exec")
+        by_band = d_in[n:]
+        bands, starts = np.unique(np.asarray(band)[order], return_index=True)
+        parts, lone_parts = [], []
+        c = cp.ascontiguousarray
+
+        def part(rows):
+            return c(rows[:, :9]), c(rows[:, 11]), c(rows[:, 9]), c(rows[:, 10]), c(rows[:, 15:17])
+        for b, lo, hi in zip(bands, starts, list(starts[1:]) + [n]):
+            mid = lo + int(lone[order[lo:hi]].sum())
+            if mid > lo:
+                lone_parts.append((part(by_band[lo:mid]), int(b), True, None))
+            if hi > mid:
+                parts.append((part(by_band[mid:hi]), int(b), wide, None))
+        rbase = None
+        if routes:
+            rb = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(route_room(bi, bj), out=rb[1:])
+            rbase = self._to_device(rb, "exec_rbase")
+        tables = (c(d_in[:n, :9]), c(d_in[:n, 9]), c(d_in[:n, 10]), c(d_in[:n, 12]), c(d_in[:n, 13]), c(d_in[:n, 14]),
+                  rbase)
+        return parts, lone_parts, tables
 
     def _packed_rooms(self, buf, d_base, lens):
         """The bytes written at the front of each room of ``buf`` (room x from ``d_base[x]``, ``lens[x]`` bytes
