@@ -1,5 +1,4 @@
-"""The wave's host bookkeeping in numba (gpu/gapped: _side_tasks, _note_inspection, _exec_batch) against plain
-numpy forms.
+"""The wave's host bookkeeping in numba (gpu/gapped: _side_tasks, _note_inspection) against plain numpy forms.
 
 CPU only: these run on every inspection and execution of the GPU's gapped
 stage, and the device tests would only show a difference as different PAF.
@@ -80,62 +79,3 @@ def test_inspection_noted_as_the_numpy_form():
         assert tuple(int(v) for v in got) == counts
         for x, y in zip(tables, want):
             assert np.array_equal(x, y)
-
-
-def _batches_numpy(idx, res_all, band_all, mem, bounds, self_barrier, slot_of):
-    """_execute's batches as its numpy form made them: per batch (stop, run, srow, ds, tbb, adb, tasks, band, bi,
-    bj, tb_total, fresh)."""
-    from gpukernels.gpu.runner import R_BI, R_BJ, R_CAB, route_room
-    side_rows = gg._side_rows(idx)
-    ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
-    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + gg._ROW_BYTES * (ds_all + 1) + route_room(ds_all, 0),
-                    0).reshape(-1, 2).sum(axis=1)
-    out, start = [], 0
-    while start < len(idx):
-        stop = start + 1 + int(np.searchsorted(np.cumsum(need[start + 1:]), mem - need[start], side="right"))
-        rows = np.arange(2 * start, 2 * stop)
-        run = rows[ds_all[rows] > 0]
-        start = stop
-        srow = side_rows[run]
-        ds = ds_all[run]
-        cab = res_all[srow, R_CAB]
-        tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
-        adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
-        tasks = gg._side_tasks(srow, *bounds, self_barrier)
-        out.append((stop, run, srow, ds, tbb, adb, tasks, band_all[srow], res_all[srow, R_BI], res_all[srow, R_BJ],
-                    int(cab.sum()), np.flatnonzero(slot_of[srow] < 0)))
-    return out
-
-
-@pytest.mark.parametrize("mem", [1 << 40, 3_000_000, 1])
-def test_exec_batches_equal_the_numpy_form(mem):
-    from gpukernels.gpu.runner import R_BI, R_BJ, R_CAB
-    rng = np.random.default_rng(5)
-    n = 500
-    bounds = _anchors(rng, n)
-    res_all = np.zeros((2 * n, R_N + 3), dtype=np.int64)
-    res_all[:, R_BI] = rng.integers(0, 300, 2 * n)
-    res_all[:, R_BJ] = rng.integers(0, 300, 2 * n)
-    res_all[rng.random(2 * n) < 0.2, R_BI:R_BJ + 1] = 0
-    res_all[:, R_CAB] = (res_all[:, R_BI] + res_all[:, R_BJ]) * rng.integers(1, 200, 2 * n)
-    band_all = rng.choice([512, 2048], 2 * n)
-    slot_of = np.where(rng.random(2 * n) < 0.5, rng.integers(0, 99, 2 * n), -1)
-    idx = np.sort(rng.permutation(n)[:300])
-    want = _batches_numpy(idx, res_all, band_all, mem, bounds, True, slot_of)
-    start, k = 0, 0
-    while start < len(idx):
-        got = gg._exec_batch(idx, start, res_all, band_all, mem, *bounds, True, gg.runner_mod.ROUTE_ROOM_PER_AD,
-                             gg.runner_mod.ROUTE_ROOM_EXTRA, slot_of)
-        start = got[0]
-        assert got[0] == want[k][0] and got[10] == want[k][10]
-        if not len(want[k][1]):
-            # a batch with no side past its origin: _execute goes on to the next
-            assert not len(got[1])
-            k += 1
-            continue
-        for name, g, w in zip(("run", "srow", "ds", "tbb", "adb", "tasks", "band", "bi", "bj"), got[1:10],
-                              want[k][1:10]):
-            assert np.array_equal(g, w), name
-        assert np.array_equal(got[11], want[k][11])
-        k += 1
-    assert k == len(want) and (k > 1) == (mem < 1 << 40)

@@ -98,7 +98,8 @@ from .kept import BSHIFT, add_kept, on_kept, side_dirty
 from .kept_rows import KeptRows, kept_on_host
 from .path_holds import path_holds
 from .runner import (DCAP, DUMP_HEAD, KEEP_W, R_BEST, R_BI, R_BJ, R_CAB, R_CELLS, R_DIAGS, R_IMAX, R_JMAX, R_KMAX,
-                     R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16)
+                     R_KMIN, R_N, R_STATUS, R_STOPPED, R_TRACED, DeviceRunner, _up16,
+                     route_room)
 
 #: anchors inspected per wave at most
 WAVE = 4096
@@ -1549,23 +1550,36 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     """
     clock = time.perf_counter
     exec_s = tb_s = 0.0
-    flats, side_lens = [], np.zeros(2 * len(idx), dtype=np.int64)
-    rflats, route_lens = [], np.zeros(2 * len(idx), dtype=np.int64)
+    side_rows = _side_rows(idx)
+    flats, side_lens = [], np.zeros(len(side_rows), dtype=np.int64)
+    rflats, route_lens = [], np.zeros(len(side_rows), dtype=np.int64)
+    ds_all = res_all[side_rows, R_BI] + res_all[side_rows, R_BJ]
+    need = np.where(ds_all > 0, res_all[side_rows, R_CAB] + _ROW_BYTES * (ds_all + 1) + route_room(ds_all, 0),
+                    0).reshape(-1, 2).sum(axis=1)
     start = 0
     while start < len(idx):
         # a batch: consecutive anchors whose tracebacks fit the budget together (at least one)
-        start, run, srow, ds, tbb, adb, tasks, band, bi, bj, tb_total, fresh = _exec_batch(
-            idx, start, res_all, band_all, mem, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, bool(self_barrier),
-            runner_mod.ROUTE_ROOM_PER_AD, runner_mod.ROUTE_ROOM_EXTRA, kept.slot_of)
+        stop = start + 1 + int(np.searchsorted(np.cumsum(need[start + 1:]), mem - need[start], side="right"))
+        rows = np.arange(2 * start, 2 * stop)
+        run = rows[ds_all[rows] > 0]
+        start = stop
         if not len(run):
             continue
+        srow = side_rows[run]
+        ds = ds_all[run]
+        cab = res_all[srow, R_CAB]
+        tbb = np.concatenate([[0], np.cumsum(cab)[:-1]]).astype(np.int64)
+        adb = np.concatenate([[0], np.cumsum(ds + 1)[:-1]]).astype(np.int64)
+        tasks = _side_tasks(srow, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, bool(self_barrier))
         keep = np.full(len(srow), -1, dtype=np.int64)
-        if len(fresh):
-            keep[fresh] = kept.fresh(len(fresh), status)
+        want = np.flatnonzero(kept.slot_of[srow] < 0)
+        if len(want):
+            keep[want] = kept.fresh(len(want), status)
             kept.assign(srow[keep >= 0], keep[keep >= 0])
         c0 = clock()
-        flat, lens, rflat, rlens = runner.execute(tasks, band, ds, tbb, adb, tb_total, int(adb[-1] + ds[-1] + 1),
-                                                  bi, bj, wide, keep, PATH_ROUTES)
+        flat, lens, rflat, rlens = runner.execute(tasks, band_all[srow], ds, tbb, adb, int(cab.sum()),
+                                                  int((ds + 1).sum()), res_all[srow, R_BI], res_all[srow, R_BJ], wide,
+                                                  keep, PATH_ROUTES)
         if HOST_STOP:
             kept.fetch(runner, srow[keep >= 0], keep[keep >= 0])
         c1 = clock()
@@ -1579,73 +1593,6 @@ def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_l
     empty = np.zeros(0, dtype=np.uint8)
     return (np.concatenate(flats) if flats else empty, side_lens, np.concatenate(rflats) if rflats else empty,
             route_lens, exec_s, tb_s)
-
-
-@njit(cache=True)
-def _exec_batch(idx, start, res_all, band_all, mem, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, per_ad,
-                extra, slot_of):
-    """The next batch of :func:`_execute`: anchors ``idx[start:stop]`` whose tracebacks fit ``mem`` together (at
-    least one), as the executor's tables, in one call (their numpy form made some 40 calls, each a point
-    where the wave's thread could lose the interpreter's lock to the walk's and the relay's threads).
-
-    A side's need is its cells up to the best, :data:`_ROW_BYTES` an anti-diagonal and its routes' room
-    (``route_room(ds, 0)``: ``per_ad`` a best anti-diagonal and ``extra``). Returns ``stop``, then for the
-    batch's sides with a best past the origin: their positions among ``idx``'s sides (left, right, left,
-    ...), their rows, best anti-diagonals, traceback and anti-diagonal bases, tasks (:func:`_side_tasks`),
-    bands, best cells' i and j, the bytes of their tracebacks, and which of them (positions in this
-    list) hold no slot of rows yet (``slot_of``).
-    """
-    m = idx.shape[0]
-    total = 0
-    stop = start
-    count = 0
-    while stop < m:
-        a = idx[stop]
-        need = 0
-        sides = 0
-        for side in range(2):
-            r = 2 * a + side
-            d = res_all[r, R_BI] + res_all[r, R_BJ]
-            if d > 0:
-                need += res_all[r, R_CAB] + _ROW_BYTES * (d + 1) + per_ad * d + extra
-                sides += 1
-        if stop > start and total + need > mem:
-            break
-        total += need
-        count += sides
-        stop += 1
-    run = np.empty(count, np.int64)
-    k = 0
-    for y in range(2 * start, 2 * stop):
-        r = 2 * idx[y >> 1] + (y & 1)
-        if res_all[r, R_BI] + res_all[r, R_BJ] > 0:
-            run[k] = y
-            k += 1
-    srow = np.empty(count, np.int64)
-    ds, tbb, adb = np.empty(count, np.int64), np.empty(count, np.int64), np.empty(count, np.int64)
-    band, bi, bj = np.empty(count, np.int64), np.empty(count, np.int64), np.empty(count, np.int64)
-    nfresh = 0
-    tb = 0
-    ad = 0
-    for x in range(count):
-        r = 2 * idx[run[x] >> 1] + (run[x] & 1)
-        srow[x] = r
-        bi[x], bj[x] = res_all[r, R_BI], res_all[r, R_BJ]
-        ds[x] = bi[x] + bj[x]
-        band[x] = band_all[r]
-        tbb[x], adb[x] = tb, ad
-        tb += res_all[r, R_CAB]
-        ad += ds[x] + 1
-        if slot_of[r] < 0:
-            nfresh += 1
-    fresh = np.empty(nfresh, np.int64)
-    k = 0
-    for x in range(count):
-        if slot_of[srow[x]] < 0:
-            fresh[k] = x
-            k += 1
-    tasks = _side_tasks(srow, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier)
-    return stop, run, srow, ds, tbb, adb, tasks, band, bi, bj, tb, fresh
 
 
 def _trace_room(stale, mem):
