@@ -19,7 +19,8 @@ the pipeline runs it (the executor, the walk back on the device, the
 copies), with the walls of ``--exec-walls`` (none, those the first wave
 saw; end, the end of the run's, where each side stops at its own kept
 path); and the ``--long`` sides with the most warp steps apart, in warps
-and in a block each. Prints one table.
+and in a block each. Prints one table, then the executor's shape (:func:`executor_shape`: its sides'
+anti-diagonals to their bests and their widths there).
 ``--profile`` brackets one more launch of each kernel with ``cudaProfilerStart/Stop`` for
 ``ncu --profile-from-start off``. ``--save`` writes the inspector's results
 with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
@@ -33,6 +34,27 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+
+
+def executor_shape(ds, cab):
+    """A line on the executor's work: its sides' anti-diagonals up to the best and their mean widths there.
+
+    The share of the anti-diagonals and of the cells in sides whose mean width up to the best is under
+    32 and 64 cells (an anti-diagonal that a warp sweeps in one step of 32 pairs, or half of one).
+    """
+    import numpy as np
+    run = ds > 0
+    d, c = ds[run].astype(np.float64), cab[run].astype(np.float64)
+    width = c / d
+    parts = []
+    for w in (32, 64):
+        narrow = width < w
+        parts.append(f"under {w} cells wide: {100 * narrow.mean():.0f} % of the sides, "
+                     f"{100 * d[narrow].sum() / d.sum():.0f} % of the anti-diagonals, "
+                     f"{100 * c[narrow].sum() / c.sum():.0f} % of the cells")
+    q = np.percentile(d, [50, 90, 99]).astype(int).tolist()
+    return (f"executor: {int(run.sum()):,} sides, {int(d.sum()):,} anti-diagonals to their bests "
+            f"(median, 90th, 99th percentile {q}), mean width {c.sum() / d.sum():.1f} cells; " + "; ".join(parts))
 
 
 def main(argv=None):
@@ -220,6 +242,7 @@ def main(argv=None):
           f"{ms32:.2f} ms); "
           f"execution with the walk back and copies {whole:.2f} ms, without the records' routes {bare:.2f} ms "
           f"(longest best anti-diagonal {int(ds.max()):,})")
+    print(executor_shape(ds, cab))
     if args.profile:
         cp.cuda.profiler.start()
         inspector(runner.walls, runner.nslot)()
