@@ -707,7 +707,8 @@ class DeviceRunner:
             lo, hi = int(lo), int(hi)
             part = (d[at["o_tasks"] + 9 * lo:at["o_tasks"] + 9 * hi].reshape(hi - lo, 9),
                     d[at["o_dstop"] + lo:at["o_dstop"] + hi], d[at["o_tbb"] + lo:at["o_tbb"] + hi],
-                    d[at["o_adb"] + lo:at["o_adb"] + hi], d[at["o_slots"] + 2 * lo:at["o_slots"] + 2 * hi].reshape(-1, 2))
+                    d[at["o_adb"] + lo:at["o_adb"] + hi],
+                    d[at["o_slots"] + 2 * lo:at["o_slots"] + 2 * hi].reshape(-1, 2))
             if blk:
                 lone_parts.append((part, int(b), True, None))
             else:
