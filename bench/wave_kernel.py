@@ -21,8 +21,8 @@ saw; end, the end of the run's, where each side stops at its own kept
 path); and the ``--long`` sides with the most warp steps apart, in warps
 and in a block each. Prints one table, then the executor's shape (:func:`executor_shape`: its sides'
 anti-diagonals to their bests and their widths there).
-``--profile`` brackets one more launch of each kernel with ``cudaProfilerStart/Stop`` for
-``ncu --profile-from-start off``. ``--save`` writes the inspector's results
+``--profile`` brackets one more launch of each inspector kernel and of the executor with
+``cudaProfilerStart/Stop`` for ``ncu --profile-from-start off``. ``--save`` writes the inspector's results
 with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
 to compare two builds of the kernel.
 """
@@ -248,6 +248,12 @@ def main(argv=None):
         inspector(runner.walls, runner.nslot)()
         if runner.pairs16:
             inspector(runner.walls, runner.nslot, True)()
+        # the executor up to each side's best (exec16 where the scores fit), with the walls of --exec-walls
+        runner._tl.walls = exec_walls
+        try:
+            executor_all(None)()
+        finally:
+            runner._tl.walls = None
         cp.cuda.Device().synchronize()
         cp.cuda.profiler.stop()
 
