@@ -16,13 +16,14 @@ pairs, and ``ydrop``) up to each side's best, to set the cells past the
 best (the y-drop tail, which only the inspector computes) beside those up
 to it, and the whole execution as
 the pipeline runs it (the executor, the walk back on the device, the
-copies), with the walls of ``--exec-walls`` (none, those the first wave
+copies) and its walk back (``ydrop_trace``) alone, with the walls of ``--exec-walls`` (none, those the first wave
 saw; end, the end of the run's, where each side stops at its own kept
 path); and the ``--long`` sides with the most warp steps apart, in warps
 and in a block each. Prints one table, then the executor's shape (:func:`executor_shape`: its sides'
 anti-diagonals to their bests and their widths there).
 ``--profile`` brackets one more launch of each inspector kernel and of the executor with
-``cudaProfilerStart/Stop`` for ``ncu --profile-from-start off``. ``--save`` writes the inspector's results
+``cudaProfilerStart/Stop`` for ``ncu --profile-from-start off``, with the kernels built with ``-lineinfo`` (so
+that ncu's source page maps each SASS instruction to its line of ``gapped.cu``). ``--save`` writes the inspector's results
 with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
 to compare two builds of the kernel.
 """
@@ -93,6 +94,10 @@ def main(argv=None):
                 captured.append((self, np.array(tasks)))
         return inspect(self, tasks, wide, dcap=dcap)
 
+    if args.profile:
+        import gpukernels.cuda as kc
+        module = kc._module
+        kc._module = lambda name, dev, options: module(name, dev, tuple(options) + ("-lineinfo",))
     gr.DeviceRunner.inspect = keep_first
     align(read_fasta(args.target), read_fasta(args.query), AlignOptions(), backend="gpu")
     gr.DeviceRunner.inspect = inspect
@@ -217,6 +222,28 @@ def main(argv=None):
 
     whole = timed(whole_execution(True), exec_walls)
     bare = timed(whole_execution(False), exec_walls)
+
+    def walk_back(routes):
+        """Milliseconds of the execution's walk back alone (``ydrop_trace``), events around its launch."""
+        trace, spans = runner._trace, []
+
+        def timed_trace(*a, **k):
+            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+            e0.record()
+            trace(*a, **k)
+            e1.record()
+            spans.append((e0, e1))
+        runner._trace = timed_trace
+        runner._tl.walls = exec_walls
+        try:
+            for _ in range(args.repeats + 1):
+                whole_execution(routes)()
+        finally:
+            runner._trace = trace
+            runner._tl.walls = None
+        cp.cuda.Device().synchronize()
+        return float(np.mean([cp.cuda.get_elapsed_time(a, b) for a, b in spans[1:]]))
+    walk, walk_bare = walk_back(True), walk_back(False)
     # the executor's longest chains: the sides with the most warp steps (anti-diagonals plus 32-cell
     # steps), alone in a warp launch and in one block each (ydrop_wide), and the wave without them
     steps = gr._exec_steps(ds, np.concatenate([[0], np.cumsum(cab)[:-1]]), int(cab.sum()))
@@ -241,7 +268,8 @@ def main(argv=None):
           f"({100 * cab.sum() / max(total, 1):.1f} %); executor up to the best {ms:.2f} ms (ydrop's mode 1 "
           f"{ms32:.2f} ms); "
           f"execution with the walk back and copies {whole:.2f} ms, without the records' routes {bare:.2f} ms "
-          f"(longest best anti-diagonal {int(ds.max()):,})")
+          f"(longest best anti-diagonal {int(ds.max()):,}); the walk back alone {walk:.2f} ms, without the routes "
+          f"{walk_bare:.2f} ms")
     print(executor_shape(ds, cab))
     if args.profile:
         cp.cuda.profiler.start()

@@ -624,14 +624,10 @@ class DeviceRunner:
         use = keep is not None and self.keep_slots > 0 and bool((np.asarray(keep) >= 0).any())
         n = len(tasks)
         size = np.asarray(bi, dtype=np.int64) + np.asarray(bj, dtype=np.int64)
-        if EXEC_PLAN:
-            parts, lone_parts, tables = self._exec_tables(tasks, band, dstop, tbb, adb, bi, bj,
-                                                          keep if use else None, tb_total, wide, routes)
-        else:
-            parts, lone_parts, tables = self._exec_tables_numpy(tasks, band, dstop, tbb, adb, bi, bj,
-                                                                keep if use else None, tb_total, wide, routes)
+        tables_of = self._exec_tables if EXEC_PLAN else self._exec_tables_numpy
+        parts, lone_parts, tables, obase, room = tables_of(tasks, band, dstop, tbb, adb, bi, bj, keep if use else None,
+                                                           tb_total, wide, routes)
         d_tasks, d_tbb, d_adb, d_bi, d_bj, d_obase, d_rbase = tables
-        obase = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
 
         def launch(part, b, in_block, queue):
             p_tasks, p_dstop, p_tbb, p_adb, p_slots = part
@@ -660,7 +656,7 @@ class DeviceRunner:
         nul = np.uint64(0)
         if routes:
             # side x's room: rbase[x] .. rbase[x + 1]
-            rout = cp.empty(max(int(route_room(bi, bj).sum()), 1), dtype=cp.uint8)
+            rout = cp.empty(max(room, 1), dtype=cp.uint8)
             rlens = cp.empty(n, dtype=cp.int64)
             route_args = (tb_rec, d_rbase, rout, rlens)
         else:
@@ -680,11 +676,13 @@ class DeviceRunner:
     def _exec_tables(self, tasks, band, dstop, tbb, adb, bi, bj, keep, tb_total, wide, routes):
         """An execution's tables on the device, from one upload (:func:`_exec_plan`).
 
-        Returns ``(parts, lone_parts, tables)``: the warp launches and the
-        launches in blocks of their own, each ``((tasks, dstop, tbb, adb,
-        slots), band, in_block, queue)`` of contiguous device arrays, and the
-        walk back's tables ``(tasks, tbb, adb, bi, bj, obase, rbase)`` (rbase
-        None without ``routes``).
+        Returns ``(parts, lone_parts, tables, obase, room)``: the warp
+        launches and the launches in blocks of their own, each ``((tasks,
+        dstop, tbb, adb, slots), band, in_block, queue)`` of contiguous device
+        arrays; the walk back's tables ``(tasks, tbb, adb, bi, bj, obase,
+        rbase)`` (rbase None without ``routes``); each task's column base on
+        the host (a view of the pinned upload, valid until this thread's next
+        execution); and the routes' bytes in all (0 without ``routes``).
         """
         cp = self.cp
         n = len(tasks)
@@ -698,8 +696,9 @@ class DeviceRunner:
                              bool(wide), EXEC_LONGEST_FIRST, int(EXEC_WIDE_STEPS), int(EXEC_WIDE_WIDTH), bool(routes),
                              int(ROUTE_ROOM_PER_AD), int(ROUTE_ROOM_EXTRA))
         d = self._upload(host)
-        col = {k: d[v:v + n] for k, v in at.items() if k not in ("tasks", "o_tasks", "o_slots", "rbase", "queues")}
-        tables = (d[:9 * n].reshape(n, 9), col["tbb"], col["adb"], col["bi"], col["bj"], col["obase"],
+        def column(name):
+            return d[at[name]:at[name] + n]
+        tables = (d[:9 * n].reshape(n, 9), column("tbb"), column("adb"), column("bi"), column("bj"), column("obase"),
                   d[at["rbase"]:at["rbase"] + n + 1] if routes else None)
         queues = d[at["queues"]:].view(cp.int32)
         parts, lone_parts = [], []
@@ -713,7 +712,8 @@ class DeviceRunner:
                 lone_parts.append((part, int(b), True, None))
             else:
                 parts.append((part, int(b), wide, queues[2 * k:2 * k + 1] if k < EXEC_QUEUES else None))
-        return parts, lone_parts, tables
+        room = int(host[at["rbase"] + n]) if routes else 0
+        return parts, lone_parts, tables, host[at["obase"]:at["obase"] + n], room
 
     def _exec_tables_numpy(self, tasks, band, dstop, tbb, adb, bi, bj, keep, tb_total, wide, routes):
         """:meth:`_exec_tables` with numpy and a copy per table column on the device (the earlier form)."""
@@ -742,14 +742,14 @@ class DeviceRunner:
                 lone_parts.append((part(by_band[lo:mid]), int(b), True, None))
             if hi > mid:
                 parts.append((part(by_band[mid:hi]), int(b), wide, None))
-        rbase = None
+        rbase, room = None, 0
         if routes:
             rb = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(route_room(bi, bj), out=rb[1:])
-            rbase = self._to_device(rb, "exec_rbase")
+            rbase, room = self._to_device(rb, "exec_rbase"), int(rb[-1])
         tables = (c(d_in[:n, :9]), c(d_in[:n, 9]), c(d_in[:n, 10]), c(d_in[:n, 12]), c(d_in[:n, 13]), c(d_in[:n, 14]),
                   rbase)
-        return parts, lone_parts, tables
+        return parts, lone_parts, tables, obase, room
 
     def _packed_rooms(self, buf, d_base, lens):
         """The bytes written at the front of each room of ``buf`` (room x from ``d_base[x]``, ``lens[x]`` bytes
