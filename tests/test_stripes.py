@@ -164,3 +164,60 @@ def test_kept_alignments_come_back_in_anchor_order():
     assert np.array_equal(k3, k2) and np.array_equal(off3, off2) and np.array_equal(ops3, ops2)
     empty = gpu_gapped._in_anchor_order(K[:0], op_off[:1], ops)
     assert len(empty[0]) == 0 and len(empty[2]) == 0
+
+
+def test_merge_takes_the_stripes_runs():
+    """merge_kept adds the stripes' alignments with the runs their own keeps found (kept.add_kept_runs): the
+    shared arrays come out as add_kept, finding the runs again, leaves them (random paths in two stripes,
+    merged in anchor order onto alignments kept before)."""
+    from gpukernels.gpu import kept
+    rng = np.random.default_rng(5)
+    codes = np.array([cpu_gapped.OP_EQ, cpu_gapped.OP_X, cpu_gapped.OP_I, cpu_gapped.OP_D], np.uint8)
+    n, rows = 12, 40000
+    walls = np.zeros((rows, 4, 2), np.int32)
+
+    def fresh(m):
+        return (np.zeros((m, 6), np.int64), np.zeros(2, np.int64), np.zeros(m + 2, np.int64),
+                np.empty(1, np.uint8), np.zeros(m + 2, np.int64), np.empty((1, 4), np.int64),
+                np.full((rows >> kept.BSHIFT) + 2, -1, np.int64), np.empty((1, 2), np.int64))
+
+    def keep(arrays, ops, t0, q0, anchor):
+        K, cnt, op_off, ops_all, run_off, runs, head, ents = arrays
+        t1, q1 = t0 + int((ops != cpu_gapped.OP_I).sum()), q0 + int((ops != cpu_gapped.OP_D).sum())
+        grown = kept.add_kept(ops, t0, q0, t1, q1, 11, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls,
+                              False, anchor)
+        return (K, cnt, op_off, grown[0], run_off, grown[1], head, grown[2])
+
+    paths = [(rng.choice(codes, int(rng.integers(0, 400)), p=[0.7, 0.1, 0.1, 0.1]),
+              int(rng.integers(0, rows - 1000)), int(rng.integers(0, 5000))) for _ in range(n)]
+    want, shared = fresh(2 * n), fresh(2 * n)
+    for k in range(3):                                  # kept before the pass, in both
+        want = keep(want, *paths[k], k)
+        shared = keep(shared, *paths[k], k)
+    anchors = 3 + rng.permutation(n - 3)
+    parts = []
+    for stripe in (anchors[:4], anchors[4:]):
+        local = fresh(n)
+        for a in sorted(stripe):
+            local = keep(local, *paths[a], a)
+        nk = int(local[1][0])
+        parts.append((local[0][:nk], local[2][:nk + 1], local[3], local[4][:nk + 1], local[5]))
+    for a in sorted(anchors):
+        want = keep(want, *paths[a], a)
+    kk = np.concatenate([p[0] for p in parts])
+    koff, kops = stripes._joined([p[1] for p in parts], [p[2] for p in parts])
+    kroff, kruns = stripes._joined([p[3] for p in parts], [p[4] for p in parts])
+    K, cnt, op_off, ops_all, run_off, runs, head, ents = shared
+    ops_all, runs, ents = stripes.merge_kept(np.argsort(kk[:, 5], kind="mergesort"), kk, koff, kops, kroff, kruns, K,
+                                             cnt, op_off, ops_all, run_off, runs, head, ents)
+    got = (K, cnt, op_off, ops_all, run_off, runs, head, ents)
+    nk, nr, ne = int(want[1][0]), int(want[4][n]), int(want[1][1])
+    assert nk == n and int(cnt[0]) == n and int(cnt[1]) == ne
+    for x, (a, b) in enumerate(zip(want, got)):
+        if x in (3,):
+            a, b = a[:want[2][nk]], b[:op_off[nk]]
+        elif x == 5:
+            a, b = a[:nr], b[:run_off[nk]]
+        elif x == 7:
+            a, b = a[:ne], b[:ne]
+        assert np.array_equal(a, b), x

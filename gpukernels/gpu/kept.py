@@ -66,6 +66,43 @@ def on_kept(aq, at, k_lo, K, run_off, runs, head, ents):
 
 
 @njit(cache=True, nogil=True)
+def _put_path(path, s_t0, s_q0, t1, q1, score, anchor, K, cnt, op_off, ops_all):
+    """Kept alignment ``cnt[0]``'s row of ``K`` and its columns (:func:`add_kept`'s first part). Returns ops_all."""
+    nk = cnt[0]
+    K[nk, 0] = s_t0
+    K[nk, 1] = t1
+    K[nk, 2] = s_q0
+    K[nk, 3] = q1
+    K[nk, 4] = score
+    if anchor >= 0:
+        K[nk, 5] = anchor
+    nops = path.shape[0]
+    ops_all = grow(ops_all, op_off[nk] + nops)
+    move_items(ops_all, op_off[nk], path, 0, nops)
+    op_off[nk + 1] = op_off[nk] + nops
+    return ops_all
+
+
+@njit(cache=True, nogil=True)
+def _put_entries(s_t0, t1, cnt, run_off, head, ents):
+    """Kept alignment ``cnt[0]``'s bucket entries, where it has runs, then counted (:func:`add_kept`'s last
+    part, its runs in place). Returns ents."""
+    nk = cnt[0]
+    if run_off[nk + 1] > run_off[nk]:
+        b_lo = s_t0 >> BSHIFT
+        b_hi = (t1 - 1) >> BSHIFT
+        ents = grow_rows(ents, cnt[1] + b_hi - b_lo + 1)
+        for b in range(b_lo, b_hi + 1):
+            e = cnt[1]
+            ents[e, 0] = head[b]
+            ents[e, 1] = nk
+            head[b] = e
+            cnt[1] += 1
+    cnt[0] = nk + 1
+    return ents
+
+
+@njit(cache=True, nogil=True)
 def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True,
              anchor=-1):
     """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
@@ -82,17 +119,8 @@ def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, 
     fewer cycles there than the two functions.
     """
     nk = cnt[0]
-    K[nk, 0] = s_t0
-    K[nk, 1] = t1
-    K[nk, 2] = s_q0
-    K[nk, 3] = q1
-    K[nk, 4] = score
-    if anchor >= 0:
-        K[nk, 5] = anchor
+    ops_all = _put_path(path, s_t0, s_q0, t1, q1, score, anchor, K, cnt, op_off, ops_all)
     nops = path.shape[0]
-    ops_all = grow(ops_all, op_off[nk] + nops)
-    move_items(ops_all, op_off[nk], path, 0, nops)
-    op_off[nk + 1] = op_off[nk] + nops
     r = run_off[nk]
     lt = s_t0
     lq = s_q0
@@ -123,17 +151,24 @@ def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, 
                 cg.mark_point(walls, lt, lq)
             k += 1
     run_off[nk + 1] = r
-    if r > run_off[nk]:
-        b_lo = s_t0 >> BSHIFT
-        b_hi = (t1 - 1) >> BSHIFT
-        ents = grow_rows(ents, cnt[1] + b_hi - b_lo + 1)
-        for b in range(b_lo, b_hi + 1):
-            e = cnt[1]
-            ents[e, 0] = head[b]
-            ents[e, 1] = nk
-            head[b] = e
-            cnt[1] += 1
-    cnt[0] = nk + 1
+    ents = _put_entries(s_t0, t1, cnt, run_off, head, ents)
+    return ops_all, runs, ents
+
+
+@njit(cache=True, nogil=True)
+def add_kept_runs(path, path_runs, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents,
+                  anchor=-1):
+    """:func:`add_kept` with the path's runs given (``path_runs``, as :func:`add_kept` found them: a stripe's own
+    keep), and its walls in place: no pass over the columns. Returns grown arrays."""
+    nk = cnt[0]
+    ops_all = _put_path(path, s_t0, s_q0, t1, q1, score, anchor, K, cnt, op_off, ops_all)
+    r = run_off[nk]
+    m = path_runs.shape[0]
+    runs = grow_rows(runs, r + m)
+    if m:
+        move_items(runs, 4 * r, path_runs, 0, 4 * m)
+    run_off[nk + 1] = r + m
+    ents = _put_entries(s_t0, t1, cnt, run_off, head, ents)
     return ops_all, runs, ents
 
 
