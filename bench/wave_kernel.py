@@ -22,10 +22,10 @@ path); and the ``--long`` sides with the most warp steps apart, in warps
 and in a block each. Prints one table, then the executor's shape (:func:`executor_shape`: its sides'
 anti-diagonals to their bests and their widths there).
 ``--profile`` brackets one more launch of each inspector kernel and of the executor with
-``cudaProfilerStart/Stop`` for ``ncu --profile-from-start off``, with the kernels built with ``-lineinfo`` (so
-that ncu's source page maps each SASS instruction to its line of ``gapped.cu``). ``--save`` writes the inspector's results
-with the walls of the end of the run (``R_N`` columns per task, ``.npy``),
-to compare two builds of the kernel.
+``cudaProfilerStart/Stop`` for ``ncu --profile-from-start off``, with the kernels built with
+``-lineinfo`` (so that ncu's source page maps each SASS instruction to its line of ``gapped.cu``).
+``--save`` writes the inspector's results with the walls of the end of the run (``R_N`` columns per
+task, ``.npy``), to compare two builds of the kernel.
 """
 
 from __future__ import annotations
