@@ -185,7 +185,7 @@ def test_merge_takes_the_stripes_runs():
         K, cnt, op_off, ops_all, run_off, runs, head, ents = arrays
         t1, q1 = t0 + int((ops != cpu_gapped.OP_I).sum()), q0 + int((ops != cpu_gapped.OP_D).sum())
         grown = kept.add_kept(ops, t0, q0, t1, q1, 11, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls,
-                              False, anchor)
+                              anchor)
         return (K, cnt, op_off, grown[0], run_off, grown[1], head, grown[2])
 
     paths = [(rng.choice(codes, int(rng.integers(0, 400)), p=[0.7, 0.1, 0.1, 0.1]),
@@ -214,7 +214,7 @@ def test_merge_takes_the_stripes_runs():
     nk, nr, ne = int(want[1][0]), int(want[4][n]), int(want[1][1])
     assert nk == n and int(cnt[0]) == n and int(cnt[1]) == ne
     for x, (a, b) in enumerate(zip(want, got)):
-        if x in (3,):
+        if x == 3:
             a, b = a[:want[2][nk]], b[:op_off[nk]]
         elif x == 5:
             a, b = a[:nr], b[:run_off[nk]]

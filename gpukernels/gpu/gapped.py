@@ -799,7 +799,7 @@ def _walk(pos, end, status, stamp, res_all, store, ops_idx, anchor_q, anchor_t, 
         if score < gappedthresh:
             continue
         ops_all, runs, ents = add_kept(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, K, cnt, op_off,
-                                       ops_all, run_off, runs, head, ents, walls, True, a)
+                                       ops_all, run_off, runs, head, ents, walls, a)
         host[H_KEEP] += cycles() - c3
     return end, ops_all, runs, ents, tb, tb_off, tb_lo
 

@@ -103,9 +103,8 @@ def _put_entries(s_t0, t1, cnt, run_off, head, ents):
 
 
 @njit(cache=True, nogil=True)
-def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, mark=True,
-             anchor=-1):
-    """Add a kept alignment: columns, runs, bucket entries, walls (``mark``). Returns grown arrays.
+def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, runs, head, ents, walls, anchor=-1):
+    """Add a kept alignment: columns, runs, bucket entries, walls. Returns grown arrays.
 
     ``K[k]`` holds the alignment's target and query bounds and score, and
     where ``anchor`` is given, the anchor it came from in ``K[k, 5]``
@@ -124,8 +123,7 @@ def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, 
     r = run_off[nk]
     lt = s_t0
     lq = s_q0
-    if mark:
-        cg.mark_point(walls, lt, lq)
+    cg.mark_point(walls, lt, lq)
     k = 0
     while k < nops:
         if path[k] <= OP_X:
@@ -137,8 +135,7 @@ def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, 
             while k < nops and path[k] <= OP_X:
                 lt += 1
                 lq += 1
-                if mark:
-                    cg.mark_point(walls, lt, lq)
+                cg.mark_point(walls, lt, lq)
                 k += 1
             runs[r, 2] = k - x
             r += 1
@@ -147,8 +144,7 @@ def add_kept(path, s_t0, s_q0, t1, q1, score, K, cnt, op_off, ops_all, run_off, 
                 lq += 1
             else:
                 lt += 1
-            if mark:
-                cg.mark_point(walls, lt, lq)
+            cg.mark_point(walls, lt, lq)
             k += 1
     run_off[nk + 1] = r
     ents = _put_entries(s_t0, t1, cnt, run_off, head, ents)

@@ -696,6 +696,7 @@ class DeviceRunner:
                              bool(wide), EXEC_LONGEST_FIRST, int(EXEC_WIDE_STEPS), int(EXEC_WIDE_WIDTH), bool(routes),
                              int(ROUTE_ROOM_PER_AD), int(ROUTE_ROOM_EXTRA))
         d = self._upload(host)
+
         def column(name):
             return d[at[name]:at[name] + n]
         tables = (d[:9 * n].reshape(n, 9), column("tbb"), column("adb"), column("bi"), column("bj"), column("obase"),

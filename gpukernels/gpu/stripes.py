@@ -231,7 +231,7 @@ def walk_stripe(mine, row_lo, row_hi, status, stamp, res_all, anchor_q, anchor_t
         if score < gappedthresh:
             continue
         lops, lruns, lents = add_kept(path, s_t0, s_q0, at + 1 + rj, aq + 1 + ri, score, lk, lcnt, lop_off, lops,
-                                      lrun_off, lruns, lhead, lents, walls, True, a)
+                                      lrun_off, lruns, lhead, lents, walls, a)
         host[H_KEEP] += cycles() - c3
     return mine.shape[0], False, lops, lruns, lents, tb, tb_off, tb_lo
 
