@@ -196,7 +196,7 @@ def _exec_plan(out, tasks, band, dstop, tbb, adb, bi, bj, keep, tb_total, wide, 
 
     The same order and lone tasks as :func:`_exec_order` (band, then the lone
     ones, then longest first; stable), the same bases as
-    :meth:`DeviceRunner.execute` computes with numpy, and the routes' room
+    :meth:`DeviceRunner._exec_tables_numpy` computes with numpy, and the routes' room
     (:func:`route_room`). Returns ``(order, parts)``: the launch order and per
     launch its first and last row in it, band and whether it runs in blocks.
     """
