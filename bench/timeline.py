@@ -24,8 +24,10 @@ the small calls it makes per chunk. ``SETTINGS`` are :mod:`ab_settings`'s
 the pair; with ``--sample``, another reads the strand threads' stacks
 every MS milliseconds (:class:`Sampler`): where a strand's thread was
 between the rows; with ``--waves``, each strand's waves with their cells and
-seconds (:func:`wave_rows`); ``--wrap`` clocks more calls, and ``--sample-threads``
-prints the samples of more threads. The twenty-ninth session's timelines (``bench/RESULTS.md``)
+seconds (:func:`wave_rows`); with ``--device``, each y-drop kernel's launch with CUDA
+events on its stream (:class:`DeviceRows`: when its stream reached it and when it
+ended, on the pair's clock), beside the host's rows; ``--wrap`` clocks more calls,
+and ``--sample-threads`` prints the samples of more threads. The twenty-ninth session's timelines (``bench/RESULTS.md``)
 come from it.
 """
 
@@ -117,6 +119,90 @@ def wave_rows(strand, trace):
         out.append(f"wave {strand} kind={int(kind)} anchors={int(anchors)} explored={int(explored)} best={int(best)} "
                    f"cells={cells / 1e6:.1f}M inspect={1000 * insp:.1f}ms execute={1000 * exe:.1f}ms {rate}")
     return out
+
+
+class DeviceRows:
+    """Each y-drop kernel's launch between two CUDA events on its stream, on the pair's clock.
+
+    A launch's start is when its stream reached it (the work queued before it
+    on that stream done), its end when the kernel ended; the time between is
+    the kernel's, shared with whatever ran beside it. Event times are taken
+    from a reference event recorded at :meth:`begin` (the device idle), so
+    they line up with the host's rows within the clocks' skew (tens of
+    microseconds). :meth:`rows` lists them once the pair has ended.
+    """
+
+    #: the runner's kernels launched outside ``_launch`` (its instance attributes)
+    KERNELS = ("_trace", "_pack", "_walk_ahead", "_walk_join")
+    #: ``_launch``'s modes by name (1 with ``wide`` is a lone long side of an execution)
+    MODES = {0: "inspect", 1: "exec", 2: "round", 3: "chunks"}
+
+    def __init__(self):
+        self.launches, self.ref, self.start = [], None, 0.0
+
+    def begin(self, start):
+        import cupy as cp
+        cp.cuda.Device().synchronize()
+        self.launches, self.start = [], start
+        self.ref = cp.cuda.Event()
+        self.ref.record()
+        self.ref.synchronize()
+        self.ref_at = time.perf_counter() - start
+
+    def clocked(self, label, launch):
+        """``launch`` (a callable that queues one kernel) between two events, recorded under ``label``."""
+        import cupy as cp
+
+        def run(*args, **kwargs):
+            if self.ref is None:
+                return launch(*args, **kwargs)
+            stream = cp.cuda.get_current_stream()
+            e0 = stream.record()
+            out = launch(*args, **kwargs)
+            self.launches.append((label, threading.current_thread().name, e0, stream.record()))
+            return out
+        return run
+
+    def rows(self):
+        """``(start, end, thread, label)`` rows, seconds from the pair's start, after the device has ended them."""
+        import cupy as cp
+        out = []
+        for label, thread, e0, e1 in self.launches:
+            e1.synchronize()
+            at = self.ref_at + cp.cuda.get_elapsed_time(self.ref, e0) / 1000
+            out.append((at, self.ref_at + cp.cuda.get_elapsed_time(self.ref, e1) / 1000, thread, label))
+        self.ref = None
+        return sorted(out)
+
+
+def instrument_device(rows, put=setattr):
+    """Clock every y-drop kernel of every runner made from now on (:class:`DeviceRows`; ``put`` as
+    :class:`Timeline`'s)."""
+    from gpukernels.gpu import runner
+    init, launch = runner.DeviceRunner.__init__, runner.DeviceRunner._launch
+
+    def made(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        for name in DeviceRows.KERNELS:
+            setattr(self, name, rows.clocked(name.strip("_"), getattr(self, name)))
+
+    def launched(self, tasks, mode, band, wide, **kwargs):
+        label = f"{DeviceRows.MODES.get(mode, mode)}{'-block' if wide else ''} n={int(tasks.shape[0])}"
+        return rows.clocked(label, launch)(self, tasks, mode, band, wide, **kwargs)
+    put(runner.DeviceRunner, "__init__", made)
+    put(runner.DeviceRunner, "_launch", launched)
+
+
+def print_device(rows, least=0.001):
+    """The device rows of at least ``least`` seconds, and each thread's kernels summed."""
+    summed = {}
+    for c0, c1, thread, label in rows:
+        kind = label.split(" ")[0]
+        summed[(thread, kind)] = summed.get((thread, kind), 0.0) + c1 - c0
+        if c1 - c0 >= least:
+            print(f"device {c0:7.3f} {c1:7.3f} {1000 * (c1 - c0):7.1f} ms  {thread[-24:]:24s} {label}")
+    for (thread, kind), seconds in sorted(summed.items()):
+        print(f"device-summed {thread[-24:]:24s} {kind:16s} {1000 * seconds:7.1f} ms")
 
 
 def _detail(label, args, out):
@@ -295,6 +381,8 @@ def main(argv=None):
                    "stacks (Sampler; 0: none)")
     p.add_argument("--waves", action="store_true", help="print each strand's waves, rounds and long batches too "
                    "(wave_rows)")
+    p.add_argument("--device", action="store_true", help="each y-drop kernel's launch too, with CUDA events "
+                   "(DeviceRows)")
     p.add_argument("--probe", type=float, default=0.0, help="milliseconds between probes of the device's wait "
                    "(Probe; 0: none)")
     p.add_argument("--wrap", action="append", default=[], help="one more call to clock, MODULE:NAME or "
@@ -309,6 +397,9 @@ def main(argv=None):
         setattr(module, name, value)
     timeline = Timeline()
     instrument(timeline)
+    device = DeviceRows() if args.device else None
+    if device:
+        instrument_device(device)
     for spec in args.wrap:
         import importlib
         module, _, name = spec.partition(":")
@@ -333,6 +424,8 @@ def main(argv=None):
     sampler = Sampler(args.sample / 1000) if args.sample > 0 else None
     for k in range(args.pairs):
         timeline.begin()
+        if device:
+            device.begin(timeline.start)
         for watch in (probe, sampler):
             if watch:
                 watch.begin(timeline.start)
@@ -344,6 +437,8 @@ def main(argv=None):
                 watch.end()
         print(f"\n== pair {k}: {total:.3f} s")
         timeline.print_pair()
+        if device:
+            print_device(device.rows())
         if probe:
             probe.print_bins()
         if sampler:

@@ -68,3 +68,24 @@ def test_the_sampler_sees_a_waiting_thread_as_one_run(capsys):
     sampler.print_runs(["strand"])
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("sample")]
     assert float(line.split()[3]) >= 10.0 and line.split()[5] == "strand"
+
+
+def test_the_device_rows_wrap_kernels_the_runner_has(monkeypatch):
+    """``--device`` wraps the runner's own kernel attributes and its launches (a rename would fail there)."""
+    import inspect
+    from timeline import DeviceRows, instrument_device
+    from gpukernels.gpu import runner
+    source = inspect.getsource(runner.DeviceRunner.__init__)
+    assert all(f"self.{name} = get_kernel(" in source for name in DeviceRows.KERNELS)
+    instrument_device(DeviceRows(), monkeypatch.setattr)
+    assert runner.DeviceRunner._launch.__name__ == "launched"
+
+
+def test_print_device_lists_the_long_launches_and_sums_each_threads_kinds(capsys):
+    from timeline import print_device
+    print_device([(0.010, 0.030, "ava-wave-_0", "inspect n=4096"), (0.031, 0.0312, "ava-wave-_0", "trace"),
+                  (0.032, 0.040, "ava-wave-_0", "inspect n=12")])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[1:4] == ["0.010", "0.030", "20.0"] and out[0].endswith("inspect n=4096")
+    assert len([x for x in out if x.startswith("device ")]) == 2
+    assert "device-summed ava-wave-_0" in out[2] and out[2].split()[-2] == "28.0"
