@@ -1027,10 +1027,14 @@ __device__ __forceinline__ void pairs16_task(const unsigned char* __restrict__ t
 // The warp kernels in 16-bit pairs (mode 0, nslot 4; ydrop16 the inspector, exec16 the executor, mode 1;
 // the other parameters unused): ydrop's queue of tasks and shared memory, 7 rows of band words a warp;
 // the substitution scores at least -(ydrop + 1); the wall grid's bits, block shift, columns and last
-// query position (a side whose reach holds no wall reads none).
+// query position (a side whose reach holds no wall reads none). quota: the tasks a warp takes before its
+// block ends (0: until the queue is empty, a grid that fills the device once). With a quota the grid
+// covers every task and its blocks end as they go, so that the blocks of a kernel on a stream of a
+// higher priority (an executor, a walk back, a round) start as soon as one ends, rather than after the
+// whole launch: a block that has started keeps its multiprocessor whatever the priorities.
 #define PAIRS16_PARAMS YDROP_PARAMS, int* __restrict__ queue, const unsigned* __restrict__ grid_bits, \
-    int grid_shift, int grid_cols, int grid_qmax
-#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax
+    int grid_shift, int grid_cols, int grid_qmax, int quota
+#define PAIRS16_ARGS YDROP_ARGS_IN, queue, grid_bits, grid_shift, grid_cols, grid_qmax, quota
 
 template <bool EXEC>
 __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
@@ -1041,7 +1045,7 @@ __device__ __forceinline__ void pairs16_kernel(PAIRS16_PARAMS)
     if (threadIdx.x < MAT_INTS) mat[threadIdx.x] = max(mat[threadIdx.x], -(ydrop + 1));
     __syncthreads();
     unsigned* rows = (unsigned*)(dyn_smem + MAT_INTS) + (size_t)(threadIdx.x >> 5) * 7 * (band >> 1);
-    while (true) {
+    for (int taken = 0; quota <= 0 || taken < quota; ++taken) {
         int task = 0;
         if ((threadIdx.x & 31) == 0) task = atomicAdd(queue, 1);
         task = __shfl_sync(FULL, task, 0);

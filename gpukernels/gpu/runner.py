@@ -74,6 +74,14 @@ MAT_BYTES = 256
 #: the waves' inspector in 16-bit pairs (kernel ``ydrop16``, Hopper's DPX instructions) where the
 #: scores fit it (:func:`fits16`); ``ydrop`` otherwise, and always for the rounds and the relay's chunks
 PAIRS16 = True
+#: the sides a warp of the waves' inspector (``ydrop16``) takes before its block ends, and of their executor
+#: (``exec16``); 0: until the launch's queue is empty, a grid that fills the device once. A started block
+#: keeps its multiprocessor whatever the streams' priorities, so with a grid that fills the device once
+#: a wave's executor and walk back (a stream of a higher priority, ``gapped.EXEC_PRIORITY``), a round or
+#: a relay launch waited for the whole of another wave's inspection; with a quota the inspector's blocks
+#: end as they go, and the waiting blocks of a higher priority start at the first that ends
+INSPECT_QUOTA = 1
+EXEC_QUOTA = 0
 #: the waves' executor in 16-bit pairs too (kernel ``exec16``, ydrop's mode 1 in warps) where the inspector
 #: runs in them; the long chains in blocks of their own stay ``ydrop_wide``
 EXEC16 = True
@@ -442,13 +450,13 @@ class DeviceRunner:
         return self.cp.cuda.get_current_stream().record(), buf
 
     @contextlib.contextmanager
-    def background(self, token):
+    def background(self, token, priority=0):
         """Launches of the calling thread (another than the walk's) on a stream of their own, after
         the event of ``token``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile.
-        The stream has the least priority: the walk's rounds and long sides wait on theirs."""
+        The stream has the least priority by default: the walk's rounds and long sides wait on theirs."""
         from . import own_stream
         ready, walls = token
-        with own_stream(self.device_id, urgent=False) as stream:
+        with own_stream(self.device_id, priority=priority) as stream:
             stream.wait_event(ready)
             self._tl.walls = walls
             try:
@@ -514,12 +522,15 @@ class DeviceRunner:
                 slots if slots is not None else z,
                 dump if dump is not None else zi, np.int32(dump_w))
         blocks = (n + tpb - 1) // tpb
+        quota = (INSPECT_QUOTA if name16 == "ydrop16" else EXEC_QUOTA) if name16 else 0
         if not wide:
-            # the warps take tasks from a queue: at most enough blocks to fill the device once
+            # the warps take tasks from a queue: at most enough blocks to fill the device once, or with a
+            # quota blocks for every task, each warp ending after its quota
             args += (queue if queue is not None else cp.zeros(1, dtype=cp.int32),)
-            blocks = min(blocks, grid)
+            blocks = (n + tpb * quota - 1) // (tpb * quota) if quota > 0 else min(blocks, grid)
         if name16:
-            args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)))
+            args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)),
+                     np.int32(quota))
         elif wide:
             grid_on = WIDE_GRID and self.pairs16   # the grid is kept (set_walls) where the pairs are
             args += (self.wall_grid if grid_on else np.uint64(0), np.int32(self.grid_shift), np.int32(self.grid_cols),
