@@ -52,7 +52,7 @@ class EmuRunner:
         return None, self.walls.copy()
 
     @contextlib.contextmanager
-    def background(self, token, priority=0):
+    def background(self, token):
         self._tl.walls = token[1]
         try:
             yield

@@ -168,10 +168,6 @@ WAVES_IN_FLIGHT = 2
 #: the next wave's inspector, which would otherwise hold the multiprocessors it waits for (E. coli, 9 pairs
 #: each: 0.641 s a pair at -1 against 0.672 s at 0, the least, with two waves in flight)
 EXEC_PRIORITY = -1
-#: the label of a strand whose waves (inspectors and executors) run LEAD_SHIFT steps of stream priority
-#: above the other's (an experiment's setting: none by default)
-LEAD_STRAND = ""
-LEAD_SHIFT = 1
 #: a round of anchors abandoned before the last keep (most of them end early with the walls of now) runs as
 #: a wide round, a block a side writing its traceback as it goes (one launch, where a warp round
 #: inspected and then executed), abandoning a side again past DCAP anti-diagonals as the warps do
@@ -1052,7 +1048,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
                          chosen)
         exec_s = 0.0
         if m:
-            with _exec_stream(runner, at is not None, _lead_shift(label)):
+            with _exec_stream(runner, at is not None):
                 flat, lens, rflat, rlens, exec_s, tb_s = _execute(runner, chosen[:m], res_all, band_all, anchor_q,
                                                                   anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier,
                                                                   budget, wide, kept, status)
@@ -1262,7 +1258,7 @@ def extend_anchors(t, q, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, matrix, gap
 
     def beside(idx, at, ready):
         """Speculate a wave on the background's stream and walls (:meth:`DeviceRunner.background`)."""
-        with runner.background(ready, -_lead_shift(label)):
+        with runner.background(ready):
             speculate(idx, at=at)
 
     def wave_width():
@@ -1532,18 +1528,12 @@ def _trace_row(kind, rows, seconds, extra):
             int(rows[:, R_CELLS].sum()), seconds, extra)
 
 
-def _lead_shift(label):
-    """Steps of stream priority the waves of the strand ``label`` take above the others' (:data:`LEAD_STRAND`)."""
-    return LEAD_SHIFT if LEAD_STRAND and label == LEAD_STRAND else 0
-
-
-def _exec_stream(runner, beside, shift=0):
-    """The stream of a wave's executor: at :data:`EXEC_PRIORITY` (less ``shift``) for a wave ``beside`` the walk,
-    else the caller's."""
+def _exec_stream(runner, beside):
+    """The stream of a wave's executor: at :data:`EXEC_PRIORITY` for a wave ``beside`` the walk, else the caller's."""
     if not beside or EXEC_PRIORITY is None or not hasattr(runner, "device_id"):
         return contextlib.nullcontext()
     from . import own_stream
-    return own_stream(runner.device_id, priority=EXEC_PRIORITY - shift)
+    return own_stream(runner.device_id, priority=EXEC_PRIORITY)
 
 
 def _execute(runner, idx, res_all, band_all, anchor_q, anchor_t, t_lo, t_hi, q_lo, q_hi, self_barrier, mem, wide, kept,

@@ -450,13 +450,13 @@ class DeviceRunner:
         return self.cp.cuda.get_current_stream().record(), buf
 
     @contextlib.contextmanager
-    def background(self, token, priority=0):
+    def background(self, token):
         """Launches of the calling thread (another than the walk's) on a stream of their own, after
         the event of ``token``, reading the walls of :meth:`snapshot_walls`: the walk's rounds upload walls meanwhile.
-        The stream has the least priority by default: the walk's rounds and long sides wait on theirs."""
+        The stream has the least priority: the walk's rounds and long sides wait on theirs."""
         from . import own_stream
         ready, walls = token
-        with own_stream(self.device_id, priority=priority) as stream:
+        with own_stream(self.device_id, urgent=False) as stream:
             stream.wait_event(ready)
             self._tl.walls = walls
             try:
