@@ -255,11 +255,14 @@ def test_inspector_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
     """Every wave inspection of a real pair (S. aureus, both strands, walls as the walk left them at
     each launch) gives the same results from ``ydrop16`` (16-bit pairs, the walls of a side read only
     where the wall grid marks a block in its reach) as from ``ydrop``, task by task; the strand's
-    alignments equal the CPU twin's, and the grid marks the block of every wall on the device."""
+    alignments equal the CPU twin's, and the grid marks the block of every wall on the device. The
+    results are the same with the inspector's quota of sides a warp (a block a side) as without."""
     import cupy
     from test_gpu_gapped_waves import assert_same_extension, strand_inputs
     from gpukernels.gpu import gapped as gg, runner as gr
     launch = gr.DeviceRunner._launch
+    quota = gr.INSPECT_QUOTA
+    assert quota > 0
     compared, runners = [], {}
 
     def both(self, tasks, mode, band, wide, res=None, **kw):
@@ -267,7 +270,12 @@ def test_inspector_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
         if mode == 0 and not wide and kw.get("slots") is None and self.pairs16 and gr.PAIRS16:
             other = cupy.empty_like(res)
             launch(self, tasks, mode, band, wide, res=other, pairs16=False, **kw)
-            compared.append((int(len(res)), int((res != other).any(axis=1).sum())))
+            # and from a grid that fills the device once (no quota: the warps drain the queue)
+            persistent = cupy.empty_like(res)
+            monkeypatch.setattr(gr, "INSPECT_QUOTA", 0)
+            launch(self, tasks, mode, band, wide, res=persistent, **kw)
+            monkeypatch.setattr(gr, "INSPECT_QUOTA", quota)
+            compared.append((int(len(res)), int(((res != other) | (res != persistent)).any(axis=1).sum())))
             runners[id(self)] = self
 
     monkeypatch.setattr(gr.DeviceRunner, "_launch", both)

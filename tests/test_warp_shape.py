@@ -65,3 +65,17 @@ def test_executor_order_puts_long_wide_chains_apart_first(monkeypatch):
     # a round's tasks already run in blocks
     order, lone = _exec_order(band, dstop, tbb, int(cells.sum()), True)
     assert not lone.any() and order.tolist() == [2, 1, 0, 3]
+
+
+def test_a_quota_gives_blocks_for_every_task_and_none_fills_the_device_once():
+    """With a quota each warp takes at most that many tasks, so the blocks cover them all (and end as
+    they go); without one the warps drain the queue, so the blocks only fill the device once."""
+    from gpukernels.gpu.runner import warp_blocks
+    assert warp_blocks(8192, 1, 2112, 0) == 2112
+    assert warp_blocks(100, 1, 2112, 0) == 100
+    assert warp_blocks(8192, 1, 2112, 1) == 8192
+    assert warp_blocks(8191, 2, 2112, 4) == 1024
+    for n, tpb, quota in ((1, 1, 1), (4097, 8, 1), (8192, 4, 3), (5, 2, 2)):
+        blocks = warp_blocks(n, tpb, 16, quota)
+        assert blocks * tpb * quota >= n > (blocks - 1) * tpb * quota
+    assert runner.INSPECT_QUOTA > 0

@@ -527,7 +527,7 @@ class DeviceRunner:
             # the warps take tasks from a queue: at most enough blocks to fill the device once, or with a
             # quota blocks for every task, each warp ending after its quota
             args += (queue if queue is not None else cp.zeros(1, dtype=cp.int32),)
-            blocks = (n + tpb * quota - 1) // (tpb * quota) if quota > 0 else min(blocks, grid)
+            blocks = warp_blocks(n, tpb, grid, quota)
         if name16:
             args += (self.wall_grid, np.int32(self.grid_shift), np.int32(self.grid_cols), np.int32(len(self.q)),
                      np.int32(quota))
@@ -1226,6 +1226,19 @@ def _warp_shape(kernel, per_warp, attributes):
         if tpb * fit > best[0] * best[1]:
             best = (tpb, fit)
     return best[0], max(1, best[1]) * attributes["MultiProcessorCount"]
+
+
+def warp_blocks(n, tpb, grid, quota):
+    """Blocks of a launch of a warp kernel on ``n`` tasks, ``tpb`` warps a block.
+
+    Without a ``quota`` (0) the warps take tasks from the queue until it is
+    empty, so the blocks need only fill the device once (``grid``, from
+    :func:`_warp_shape`); with one, each warp takes at most ``quota`` tasks,
+    so the blocks cover them all and end as they go.
+    """
+    if quota > 0:
+        return -(-n // (tpb * quota))
+    return min(-(-n // tpb), grid)
 
 
 class _RelayTable:
