@@ -79,6 +79,17 @@ BLOCKING_WAITS = False
 _events = threading.local()
 
 
+@contextlib.contextmanager
+def blocking_waits(on=True):
+    """The calling thread's :func:`wait` calls asleep (as with :data:`BLOCKING_WAITS`) within the block, where ``on``."""
+    before = getattr(_events, "blocking", False)
+    _events.blocking = bool(on) or before
+    try:
+        yield
+    finally:
+        _events.blocking = before
+
+
 def wait(stream=None):
     """Wait for the work queued so far on ``stream`` (default: the calling thread's current stream).
 
@@ -89,7 +100,7 @@ def wait(stream=None):
     import cupy
     if stream is None:
         stream = cupy.cuda.get_current_stream()
-    if not BLOCKING_WAITS:
+    if not (BLOCKING_WAITS or getattr(_events, "blocking", False)):
         stream.synchronize()
         return
     events = getattr(_events, "by_device", None)
