@@ -1207,8 +1207,8 @@ def _warp_shape(kernel, per_warp, attributes):
 
     Each warp holds its 7 rows in shared memory (``ydrop``: ``band`` ints
     each; ``ydrop16``: ``band`` / 2 words of pairs), and the
-    warps take tasks from a queue, so the launch need only fill the device
-    once. The warps per block (up to 8) are those that fit the most warps
+    warps take tasks from a queue, so a launch without a quota need only
+    fill the device once (:func:`warp_blocks`). The warps per block (up to 8) are those that fit the most warps
     on a multiprocessor, given its shared memory (less the part reserved
     per block and the matrix's 256 bytes, MAT_BYTES), its registers and its
     limits of 64 warps and 32 blocks (a block of 4 warps at band 512 left
