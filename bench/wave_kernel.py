@@ -4,7 +4,7 @@
 Usage::
 
     python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--nth 1] [--long 16] [--exec-walls none]
-                                 [--repeats 3] [--profile] [--save R.npy]
+                                 [--repeats 3] [--profile] [--save R.npy] [--set MODULE.NAME=VALUE,...]
 
 Aligns the pair once on the GPU, keeping the tasks of the ``--nth`` inspector
 launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
@@ -74,7 +74,12 @@ def main(argv=None):
                    "shared-memory carveouts (percent of the multiprocessor's unified L1 and shared memory; "
                    "the rest is L1 cache for the letters and walls)")
     p.add_argument("--save", help="write the inspector's results (end-of-run walls) to this .npy file")
+    p.add_argument("--set", default="", help="settings applied first, ab_settings.py's MODULE.NAME=VALUE,... "
+                   "(runner.INSPECT_QUOTA=0: the inspector's warps drain its queue)")
     args = p.parse_args(argv)
+    from ab_settings import parse_settings
+    for module, name, value in parse_settings(args.set):
+        setattr(module, name, value)
 
     import cupy as cp
     import numpy as np
