@@ -81,7 +81,8 @@ _events = threading.local()
 
 @contextlib.contextmanager
 def blocking_waits(on=True):
-    """The calling thread's :func:`wait` calls asleep (as with :data:`BLOCKING_WAITS`) within the block, where ``on``."""
+    """The calling thread's :func:`wait` calls asleep (as with :data:`BLOCKING_WAITS`) within the block, where
+    ``on`` (an inner block never wakes an outer one's)."""
     before = getattr(_events, "blocking", False)
     _events.blocking = bool(on) or before
     try:
