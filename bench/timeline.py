@@ -138,7 +138,7 @@ class DeviceRows:
     MODES = {0: "inspect", 1: "exec", 2: "round", 3: "chunks"}
 
     def __init__(self):
-        self.launches, self.ref, self.start = [], None, 0.0
+        self.launches, self.ref, self.start, self.ref_at = [], None, 0.0, 0.0
 
     def begin(self, start):
         import cupy as cp

@@ -256,7 +256,7 @@ def test_inspector_in_16_bit_pairs_equals_ydrop(saureus, monkeypatch):
     each launch) gives the same results from ``ydrop16`` (16-bit pairs, the walls of a side read only
     where the wall grid marks a block in its reach) as from ``ydrop``, task by task; the strand's
     alignments equal the CPU twin's, and the grid marks the block of every wall on the device. The
-    results are the same with the inspector's quota of sides a warp (a block a side) as without."""
+    results are the same with the inspector's quota of sides a warp (a warp a side) as without."""
     import cupy
     from test_gpu_gapped_waves import assert_same_extension, strand_inputs
     from gpukernels.gpu import gapped as gg, runner as gr
