@@ -86,6 +86,12 @@ def parse_settings(text):
     return out
 
 
+def apply_settings(text):
+    """Set each of ``"MODULE.NAME=VALUE,..."`` (:func:`parse_settings`) now, for the rest of the process."""
+    for module, name, value in parse_settings(text):
+        setattr(module, name, value)
+
+
 def recorded(extend, module, query, strands):
     """``extend`` (a module's ``extend_anchors``) that puts each call's ``last_stats()`` into ``strands``.
 

@@ -105,11 +105,10 @@ def main(argv=None):
     ap.add_argument("--pairs", type=int, default=2, help="pairs timed after the warm-up")
     ap.add_argument("settings", nargs="?", default="", help="MODULE.NAME=VALUE,... (see ab_settings.py)")
     args = ap.parse_args(argv)
-    from ab_settings import parse_settings
+    from ab_settings import apply_settings
     from gpukernels import engine
     from gpukernels.genome import read_fasta
-    for module, name, value in parse_settings(args.settings):
-        setattr(module, name, value)
+    apply_settings(args.settings)
     target, query = read_fasta(args.target), read_fasta(args.query)
     clocks = Clocks()
     instrument(clocks)

@@ -390,11 +390,10 @@ def main(argv=None):
     p.add_argument("--sample-threads", default="", help="comma-separated prefixes of more thread names whose "
                    "samples to print (as ava-abandoned)")
     args = p.parse_intermixed_args(argv)
-    from ab_settings import parse_settings
+    from ab_settings import apply_settings
     from gpukernels.engine import AlignOptions, align
     from gpukernels.genome import read_fasta
-    for module, name, value in parse_settings(args.settings):
-        setattr(module, name, value)
+    apply_settings(args.settings)
     timeline = Timeline()
     instrument(timeline)
     device = DeviceRows() if args.device else None

@@ -77,9 +77,8 @@ def main(argv=None):
     p.add_argument("--set", default="", help="settings applied first, ab_settings.py's MODULE.NAME=VALUE,... "
                    "(runner.INSPECT_QUOTA=0: the inspector's warps drain its queue)")
     args = p.parse_args(argv)
-    from ab_settings import parse_settings
-    for module, name, value in parse_settings(args.set):
-        setattr(module, name, value)
+    from ab_settings import apply_settings
+    apply_settings(args.set)
 
     import cupy as cp
     import numpy as np

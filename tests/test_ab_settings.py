@@ -85,3 +85,13 @@ def test_relay_profile_sums_seconds_per_thread_and_lists_sides_longest_first():
     rows = clocks.table().splitlines()
     assert rows[0] == "| anti-diagonals | relay_side | step |"
     assert [r.split(" | ")[0] for r in rows[2:]] == ["| 100", "| 10"]
+
+
+def test_apply_settings_sets_each_one_now(monkeypatch):
+    from ab_settings import apply_settings
+    from gpukernels import engine
+    from gpukernels.gpu import runner
+    monkeypatch.setattr(engine, "SWITCH_S", engine.SWITCH_S)      # restored after
+    monkeypatch.setattr(runner, "INSPECT_QUOTA", runner.INSPECT_QUOTA)
+    apply_settings("engine.SWITCH_S=2e-4,runner.INSPECT_QUOTA=0")
+    assert engine.SWITCH_S == 2e-4 and runner.INSPECT_QUOTA == 0
