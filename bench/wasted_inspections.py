@@ -51,9 +51,10 @@ def wasted_table(anchor_q, anchor_t, waves, first_cells, anchor_cells, kept):
         ``inspected`` anchors (in a wave, with cells) and their
         ``inspected_cells``; ``wasted`` anchors (inspected, not extended) and
         their ``wasted_cells``; of them, those inside the box of an alignment
-        of an anchor of the ``same`` wave, of an ``earlier`` wave, or of
-        ``none`` inspected before (the walk skips an anchor on a kept path,
-        which lies in its alignment's box).
+        of an anchor of the ``same`` wave, of an ``earlier`` wave (of them,
+        ``previous``: the wave just before, in flight when this one was
+        formed), or of ``none`` inspected before (the walk skips an anchor on
+        a kept path, which lies in its alignment's box).
     """
     t0, t1, q0, q1, kept_anchor = kept
     wave_of = np.full(len(anchor_q), -1, dtype=np.int64)
@@ -62,7 +63,7 @@ def wasted_table(anchor_q, anchor_t, waves, first_cells, anchor_cells, kept):
     inspected = np.flatnonzero((wave_of >= 0) & (first_cells > 0))
     wasted = inspected[anchor_cells[inspected] < 0]
     out = dict(inspected=len(inspected), inspected_cells=int(first_cells[inspected].sum()), wasted=len(wasted),
-               wasted_cells=int(first_cells[wasted].sum()), same=0, earlier=0, none=0)
+               wasted_cells=int(first_cells[wasted].sum()), same=0, earlier=0, previous=0, none=0)
     for b in wasted:
         inside = (t0 <= anchor_t[b]) & (anchor_t[b] < t1) & (q0 <= anchor_q[b]) & (anchor_q[b] < q1)
         owners = kept_anchor[inside & (wave_of[kept_anchor] >= 0) & (wave_of[kept_anchor] <= wave_of[b])]
@@ -72,6 +73,7 @@ def wasted_table(anchor_q, anchor_t, waves, first_cells, anchor_cells, kept):
             out["same"] += 1
         else:
             out["earlier"] += 1
+            out["previous"] += int(wave_of[owners].min() == wave_of[b] - 1)
     return out
 
 
@@ -132,11 +134,12 @@ def main(argv=None):
     recording[0] = True
     align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
     print("| strand call | inspected anchors | their G cells | skipped on a kept path | their G cells "
-          "| inside an alignment of the same wave | of an earlier wave | of none before |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| inside an alignment of the same wave | of an earlier wave | of the wave just before | of none before |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for k, row in enumerate(strands):
         print(f"| {k} | {row['inspected']} | {row['inspected_cells'] / 1e9:.2f} | {row['wasted']} "
-              f"| {row['wasted_cells'] / 1e9:.2f} | {row['same']} | {row['earlier']} | {row['none']} |")
+              f"| {row['wasted_cells'] / 1e9:.2f} | {row['same']} | {row['earlier']} | {row['previous']} "
+              f"| {row['none']} |")
 
 
 if __name__ == "__main__":

@@ -21,4 +21,5 @@ def test_skipped_anchors_are_told_by_the_wave_of_the_alignment_around_them():
     kept = (np.array([90, 410, 0]), np.array([200, 430, 100]), np.array([90, 395, 650]), np.array([200, 405, 750]),
             np.array([0, 4, 6]))
     got = wasted_table(aq, at, waves, first_cells, anchor_cells, kept)
-    assert got == dict(inspected=6, inspected_cells=210, wasted=3, wasted_cells=120, same=1, earlier=1, none=1)
+    assert got == dict(inspected=6, inspected_cells=210, wasted=3, wasted_cells=120, same=1, earlier=1, previous=1,
+                       none=1)
