@@ -6,14 +6,14 @@ Usage::
     python3 bench/wasted_inspections.py TARGET QUERY [--threads 16]
 
 Aligns the pair twice on the GPU and, for the second pair, follows each
-strand's waves (``gpu/gapped._form_wave``), the cells of each anchor's first
-inspection (``_note_inspection``) and the anchor of each kept alignment
-(``_in_anchor_order``). An anchor inspected and then not extended lay on the
-path of an alignment kept before the walk reached it; :func:`wasted_table`
-says whether that alignment's anchor was in the same wave (the inspections
-ran at once) or in an earlier one (its alignment was not yet kept when this
-wave was formed: the wave ran beside that walk), and what their inspections
-cost. Prints one table row per strand.
+strand's waves (``gpu/gapped._form_wave``) and the cells of each anchor's
+first inspection (``_note_inspection``). An anchor inspected and then not
+extended lay on the path of an alignment kept before the walk reached it;
+:func:`wasted_table` says whether that alignment's anchor was in the same
+wave (the inspections ran at once) or in an earlier one (its alignment was
+not yet kept when this wave was formed: the wave ran beside that walk), and
+what their inspections cost. Prints one table row per strand;
+``bench/covered_anchors.py`` replays the same waves on the CPU.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 
-def wasted_table(anchor_q, anchor_t, waves, first_cells, anchor_cells, kept):
+def wasted_table(anchor_q, anchor_t, waves, first_cells, out):
     """Counts of one strand's inspections that the walk did not use.
 
     Parameters
@@ -39,42 +39,28 @@ def wasted_table(anchor_q, anchor_t, waves, first_cells, anchor_cells, kept):
     waves : list of ndarray
         Each wave's anchors, in the order the waves were formed.
     first_cells : ndarray
-        Cells of each anchor's first inspection (both sides; 0 if none).
-    anchor_cells : ndarray
-        ``extend_anchors``'s last output: -1 for an anchor not extended.
-    kept : tuple of ndarray
-        The kept alignments' ``t0, t1, q0, q1`` (ends exclusive) and anchors.
+        Cells of each anchor's first inspection (both sides; 0 if none: an
+        anchor of a wave that a long batch took instead).
+    out : tuple of ndarray
+        ``extend_anchors``'s result (``t0, t1, q0, q1, score, op_off, ops, anchor_cells``).
 
     Returns
     -------
     dict
-        ``inspected`` anchors (in a wave, with cells) and their
-        ``inspected_cells``; ``wasted`` anchors (inspected, not extended) and
-        their ``wasted_cells``; of them, those inside the box of an alignment
-        of an anchor of the ``same`` wave, of an ``earlier`` wave (of them,
-        ``previous``: the wave just before, in flight when this one was
-        formed), or of ``none`` inspected before (the walk skips an anchor on
-        a kept path, which lies in its alignment's box).
+        :func:`covered_anchors.wave_counts` of the anchors inspected (in a
+        wave, with cells), with ``inspected_cells`` and ``wasted_cells``.
     """
-    t0, t1, q0, q1, kept_anchor = kept
+    from covered_anchors import covering_anchors, wave_counts
+    t0, q0, op_off, ops, cells = out[0], out[2], out[5], out[6], out[7]
     wave_of = np.full(len(anchor_q), -1, dtype=np.int64)
     for k in range(len(waves) - 1, -1, -1):
         wave_of[waves[k]] = k
-    inspected = np.flatnonzero((wave_of >= 0) & (first_cells > 0))
-    wasted = inspected[anchor_cells[inspected] < 0]
-    out = dict(inspected=len(inspected), inspected_cells=int(first_cells[inspected].sum()), wasted=len(wasted),
-               wasted_cells=int(first_cells[wasted].sum()), same=0, earlier=0, previous=0, none=0)
-    for b in wasted:
-        inside = (t0 <= anchor_t[b]) & (anchor_t[b] < t1) & (q0 <= anchor_q[b]) & (anchor_q[b] < q1)
-        owners = kept_anchor[inside & (wave_of[kept_anchor] >= 0) & (wave_of[kept_anchor] <= wave_of[b])]
-        if not len(owners):
-            out["none"] += 1
-        elif wave_of[owners].min() == wave_of[b]:
-            out["same"] += 1
-        else:
-            out["earlier"] += 1
-            out["previous"] += int(wave_of[owners].min() == wave_of[b] - 1)
-    return out
+    wave_of[first_cells <= 0] = -1
+    counts = wave_counts(wave_of, covering_anchors(anchor_q, anchor_t, cells, t0, q0, op_off, ops), cells)
+    inspected = wave_of >= 0
+    counts.update(inspected_cells=int(first_cells[inspected].sum()),
+                  wasted_cells=int(first_cells[inspected & (cells < 0)].sum()))
+    return counts
 
 
 def main(argv=None):
@@ -90,8 +76,7 @@ def main(argv=None):
 
     # one record per strand's call, by its status array (the waves' inspections note from threads of their own)
     local, records, strands, lock = threading.local(), {}, [], threading.Lock()
-    form, note, order, extend = gapped._form_wave, gapped._note_inspection, gapped._in_anchor_order, \
-        gapped.extend_anchors
+    form, note, extend = gapped._form_wave, gapped._note_inspection, gapped.extend_anchors
 
     def formed(pos, anchor_q, *a):
         end, m = form(pos, anchor_q, *a)
@@ -112,34 +97,26 @@ def main(argv=None):
             cells[idx] = np.where(cells[idx] == 0, r[0::2, R_CELLS] + r[1::2, R_CELLS], cells[idx])
         return note(idx, r, b, at, res_all, band_all, stamp, status)
 
-    def ordered(K, *a):
-        if recording[0]:
-            records[local.key]["kept_anchor"] = np.sort(K[:, 5], kind="stable")
-        return order(K, *a)
-
     def extended(*a, **k):
         out = extend(*a, **k)
         if recording[0]:
             rec = records.pop(local.key)
             with lock:
-                strands.append(wasted_table(a[2], a[3], rec["waves"], rec["cells"], out[-1],
-                                            (out[0], out[1], out[2], out[3], rec["kept_anchor"])))
+                strands.append(wasted_table(a[2], a[3], rec["waves"], rec["cells"], out))
         return out
 
     recording = [False]
-    gapped._form_wave, gapped._note_inspection = formed, noted
-    gapped._in_anchor_order, gapped.extend_anchors = ordered, extended
+    gapped._form_wave, gapped._note_inspection, gapped.extend_anchors = formed, noted, extended
     t, q = read_fasta(args.target), read_fasta(args.query)
     align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
     recording[0] = True
     align(t, q, AlignOptions(), backend="gpu", threads=args.threads)
     print("| strand call | inspected anchors | their G cells | skipped on a kept path | their G cells "
-          "| inside an alignment of the same wave | of an earlier wave | of the wave just before | of none before |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| on a path of the same wave | of the wave before | of an older one |")
+    print("|---|---|---|---|---|---|---|---|")
     for k, row in enumerate(strands):
         print(f"| {k} | {row['inspected']} | {row['inspected_cells'] / 1e9:.2f} | {row['wasted']} "
-              f"| {row['wasted_cells'] / 1e9:.2f} | {row['same']} | {row['earlier']} | {row['previous']} "
-              f"| {row['none']} |")
+              f"| {row['wasted_cells'] / 1e9:.2f} | {row['same']} | {row['previous']} | {row['older']} |")
 
 
 if __name__ == "__main__":
