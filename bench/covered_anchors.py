@@ -45,9 +45,8 @@ def substitution_cells(t0, q0, op_off, ops):
         sub = (p == OP_EQ) | (p == OP_X)
         t = t0[k] + np.concatenate([[0], np.cumsum(sub | (p == OP_D))[:-1]])
         q = q0[k] + np.concatenate([[0], np.cumsum(sub | (p == OP_I))[:-1]])
-        keys.append(((t - q) << 32) + t)
-        owners.append(np.full(len(p), k))
-        keys[-1], owners[-1] = keys[-1][sub], owners[-1][sub]
+        keys.append((((t - q) << 32) + t)[sub])
+        owners.append(np.full(len(keys[-1]), k))
     keys, owners = np.concatenate(keys), np.concatenate(owners)
     order = np.argsort(keys, kind="stable")
     return keys[order], owners[order]

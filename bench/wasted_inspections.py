@@ -53,8 +53,8 @@ def wasted_table(anchor_q, anchor_t, waves, first_cells, out):
     from covered_anchors import covering_anchors, wave_counts
     t0, q0, op_off, ops, cells = out[0], out[2], out[5], out[6], out[7]
     wave_of = np.full(len(anchor_q), -1, dtype=np.int64)
-    for k in range(len(waves) - 1, -1, -1):
-        wave_of[waves[k]] = k
+    for k, wave in enumerate(waves):
+        wave_of[wave] = k
     wave_of[first_cells <= 0] = -1
     counts = wave_counts(wave_of, covering_anchors(anchor_q, anchor_t, cells, t0, q0, op_off, ops), cells)
     inspected = wave_of >= 0
