@@ -36,17 +36,15 @@ FIRST_WAVE, WAVE, IN_FLIGHT = 512, 4096, 2
 
 
 def substitution_cells(t0, q0, op_off, ops):
-    """Every substitution cell of the alignments' paths: sorted keys (diagonal ``t - q`` and target position)
-    and the alignment of each."""
-    from gpukernels.cpu.gapped import OP_D, OP_EQ, OP_I, OP_X
+    """Every substitution cell of the alignments' paths (their runs, ``cpu/gapped.runs_of``): sorted keys
+    (diagonal ``t - q`` and target position) and the alignment of each."""
+    from gpukernels.cpu.gapped import runs_of
     keys, owners = [], []
     for k in range(len(t0)):
-        p = ops[op_off[k]:op_off[k + 1]]
-        sub = (p == OP_EQ) | (p == OP_X)
-        t = t0[k] + np.concatenate([[0], np.cumsum(sub | (p == OP_D))[:-1]])
-        q = q0[k] + np.concatenate([[0], np.cumsum(sub | (p == OP_I))[:-1]])
-        keys.append((((t - q) << 32) + t)[sub])
-        owners.append(np.full(len(keys[-1]), k))
+        rt, rq, rl, _ = runs_of(ops[op_off[k]:op_off[k + 1]], t0[k], q0[k])
+        t = np.repeat(rt, rl) + np.arange(rl.sum()) - np.repeat(np.cumsum(rl) - rl, rl)
+        keys.append((np.repeat(rt - rq, rl) << 32) + t)
+        owners.append(np.full(len(t), k))
     keys, owners = np.concatenate(keys), np.concatenate(owners)
     order = np.argsort(keys, kind="stable")
     return keys[order], owners[order]
