@@ -17,7 +17,12 @@ segment: all its instructions, then those of the integer pipe (LEA, LOP3,
 ISETP, SEL, PRMT, IADD3, the DPX min and max...), the FMA pipe (IMAD and its
 forms), memory (LDS, STS, LDG, SHFL...), control (branches), and VIADD (its
 pipe is not documented). On Hopper each integer or FMA warp instruction takes
-its pipe two cycles. Moving the inspector's addresses from LEAs to IMADs made
+its pipe two cycles. First it prints each kernel's registers and spills as
+ptxas reports them (``-Xptxas -v``; the runtime's NVRTC build may differ by
+a few): a warp kernel's registers set the warps a multiprocessor holds
+(65,536 registers), and the inspector's pace follows its warps' chains
+(``bench/RESULTS.md``, fifty-third session), so a build that adds registers
+can cost more than its instructions. Moving the inspector's addresses from LEAs to IMADs made
 it 4 % faster (``bench/RESULTS.md``, thirty-seventh session), but fewer
 integer-pipe instructions did not pay again in the thirty-eighth: read the
 counts beside a timing, not as one. Runs on any machine with nvcc.
@@ -46,6 +51,9 @@ PIPES = {
     "control": {"BRA", "BSSY", "BSYNC", "EXIT", "WARPSYNC", "BAR", "CALL", "RET", "NOP", "YIELD", "BREAK"},
     "viadd": {"VIADD"},
 }
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'")
+_USED = re.compile(r"Used (\d+) registers")
+_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 _LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Za-z0-9_.]+)")
 
 
@@ -76,13 +84,35 @@ def count(segment):
     return c
 
 
-def disassemble(cu, kernel, arch, cuobjdump):
-    """``cuobjdump -sass`` of ``kernel`` from ``cu`` compiled by nvcc for ``arch``."""
-    with tempfile.TemporaryDirectory() as tmp:
-        cubin = os.path.join(tmp, "k.cubin")
-        subprocess.run(["nvcc", f"-arch={arch}", "-cubin", "-o", cubin, cu], check=True)
-        return subprocess.run([cuobjdump, "-sass", "-fun", kernel, cubin], check=True, capture_output=True,
-                              text=True).stdout
+def register_usage(ptxas_log):
+    """Each entry function's ``(registers, spill store bytes, spill load bytes)`` from ``ptxas -v``'s log, in order."""
+    usage, kernel, spills = {}, None, (0, 0)
+    for line in ptxas_log.splitlines():
+        entry = _ENTRY.search(line)
+        if entry:
+            kernel, spills = entry.group(1), (0, 0)
+            continue
+        spill = _SPILLS.search(line)
+        if spill and kernel:
+            spills = (int(spill.group(1)), int(spill.group(2)))
+        used = _USED.search(line)
+        if used and kernel:
+            usage[kernel] = (int(used.group(1)),) + spills
+            kernel = None
+    return usage
+
+
+def compile_cubin(cu, arch, cubin):
+    """nvcc ``cu`` for ``arch`` into ``cubin``; returns :func:`register_usage` of its kernels."""
+    out = subprocess.run(["nvcc", f"-arch={arch}", "-std=c++17", "-cubin", "-Xptxas", "-v", "-o", cubin, cu],
+                         check=True, capture_output=True, text=True)
+    return register_usage(out.stdout + out.stderr)
+
+
+def disassemble(cubin, kernel, cuobjdump):
+    """``cuobjdump -sass`` of ``kernel`` from ``cubin``."""
+    return subprocess.run([cuobjdump, "-sass", "-fun", kernel, cubin], check=True, capture_output=True,
+                          text=True).stdout
 
 
 def main(argv=None):
@@ -93,10 +123,18 @@ def main(argv=None):
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--cuobjdump", default=shutil.which("cuobjdump") or "cuobjdump")
     args = p.parse_args(argv)
-    try:
-        sass = disassemble(args.cu, args.kernel, args.arch, args.cuobjdump)
-    except (OSError, subprocess.CalledProcessError) as e:
-        sys.exit(f"sass_pipes: could not compile or disassemble {args.cu} ({e}); give --cuobjdump")
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = os.path.join(tmp, "k.cubin")
+        try:
+            usage = compile_cubin(args.cu, args.arch, cubin)
+        except (OSError, subprocess.CalledProcessError) as e:
+            sys.exit(f"sass_pipes: could not compile {args.cu} ({e})")
+        print("registers (spill stores / loads, bytes): " +
+              ", ".join(f"{k} {r} ({st} / {ld})" for k, (r, st, ld) in usage.items()))
+        try:
+            sass = disassemble(cubin, args.kernel, args.cuobjdump)
+        except (OSError, subprocess.CalledProcessError) as e:
+            sys.exit(f"sass_pipes: could not disassemble {args.cu} ({e}); give --cuobjdump")
     ops = opcodes(sass)
     steps = segments(ops, args.marker)
     if not steps:

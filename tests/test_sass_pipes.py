@@ -42,3 +42,21 @@ def test_a_step_runs_from_one_marker_to_the_next():
     assert steps == [["LEA", "BRA", "LDS", "VIADD", "VIMNMX3.S16x2"]]
     c = sass_pipes.count(steps[0])
     assert (c["all"], c["integer"], c["control"], c["memory"], c["viadd"], c["fma"]) == (5, 2, 1, 1, 1, 0)
+
+
+PTXAS_LOG = """
+ptxas info    : Compiling entry function 'exec16' for 'sm_90'
+ptxas info    : Function properties for exec16
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 110 registers, used 1 barriers
+ptxas info    : Compile time = 65.556 ms
+ptxas info    : Compiling entry function 'ydrop16' for 'sm_90'
+ptxas info    : Function properties for ydrop16
+    24 bytes stack frame, 16 bytes spill stores, 8 bytes spill loads
+ptxas info    : Used 128 registers, used 1 barriers
+"""
+
+
+def test_registers_and_spills_of_each_kernel_from_the_ptxas_log():
+    assert sass_pipes.register_usage(PTXAS_LOG) == {"exec16": (110, 0, 0), "ydrop16": (128, 16, 8)}
+    assert sass_pipes.register_usage("") == {}
