@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 
 def pair_parser(doc):
@@ -40,3 +41,31 @@ def same_alignments(alns, ref):
     import numpy as np
     return (len(alns) == len(ref) and np.array_equal(alns.score, ref.score)
             and np.array_equal(alns.t_start, ref.t_start) and np.array_equal(alns.q_start, ref.q_start))
+
+
+@contextlib.contextmanager
+def cuda_source(name, path, tag):
+    """Kernels of ``cuda/<name>.cu`` built from the file ``path`` instead, while the block runs (None: the landed file).
+
+    ``gpukernels.cuda`` memoises a module per (file, device, options): the
+    build adds ``-DAVA_SOURCE=<tag>`` to its options, so that each source
+    gets a module of its own (and an entry of its own in CuPy's disk cache).
+    A caller that holds kernels (``DeviceRunner._kernels``) drops them when
+    the block begins and ends, so that its next launch looks them up again.
+    Lets a benchmark time builds of a kernel against each other in one
+    process, on the same captured tasks (``bench/wave_kernel.py --variants``).
+    """
+    import gpukernels.cuda as kc
+    if path is None:
+        yield
+        return
+    source_path, module = kc.source_path, kc._module
+
+    def variant_module(n, device_id, options):
+        return module(n, device_id, tuple(options) + ((f"-DAVA_SOURCE={tag}",) if n == name else ()))
+    kc.source_path = lambda n: path if n == name else source_path(n)
+    kc._module = variant_module
+    try:
+        yield
+    finally:
+        kc.source_path, kc._module = source_path, module

@@ -5,6 +5,7 @@ Usage::
 
     python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--nth 1] [--long 16] [--exec-walls none]
                                  [--repeats 3] [--profile] [--save R.npy] [--set MODULE.NAME=VALUE,...]
+                                 [--variants A.cu,B.cu [--rounds 3]]
 
 Aligns the pair once on the GPU, keeping the tasks of the ``--nth`` inspector
 launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
@@ -26,6 +27,12 @@ anti-diagonals to their bests and their widths there).
 ``-lineinfo`` (so that ncu's source page maps each SASS instruction to its line of ``gapped.cu``).
 ``--save`` writes the inspector's results with the walls of the end of the run (``R_N`` columns per
 task, ``.npy``), to compare two builds of the kernel.
+``--variants`` times instead the inspector (``ydrop16``, the walls of the end of the run) built from
+the landed ``cuda/gapped.cu`` and from each of these other copies of it, in turn for ``--rounds``
+rounds in this one process, on the same captured wave (:func:`gpu_timing.cuda_source`), and prints
+one row per build: its registers, its launch's shape, its milliseconds by round, and whether its
+results equal the landed build's on every side. A build's registers set the warps a multiprocessor
+holds, and the inspector's pace follows its warps' chains (``bench/RESULTS.md``, fifty-third session).
 """
 
 from __future__ import annotations
@@ -58,6 +65,39 @@ def executor_shape(ds, cab):
             f"(median, 90th, 99th percentile {q}), mean width {c.sum() / d.sum():.1f} cells; " + "; ".join(parts))
 
 
+def variant_rows(runner, timed_inspection, res, band, sources, rounds):
+    """:func:`main`'s ``--variants`` table: the inspector built from each of ``sources`` (None: the landed file).
+
+    ``timed_inspection(out)`` times one inspection into ``out`` (results of
+    ``res``'s shape) with the runner's kernels as they stand; the builds take
+    turns, ``rounds`` times, and each one's results are checked against the
+    landed build's, side by side.
+    """
+    import numpy as np
+    from gpu_timing import cuda_source
+    times, shapes, equal, ref = {s: [] for s in sources}, {}, {}, None
+    for _ in range(rounds):
+        for tag, source in enumerate(sources):
+            with cuda_source("gapped", source, tag):
+                runner._kernels.clear()
+                try:
+                    out = res.copy()
+                    times[source].append(timed_inspection(out))
+                    k, tpb, threads, smem, grid = runner._kernel(band, False, "ydrop16")
+                    shapes[source] = f"{k.num_regs} | {tpb} warps a block, {grid} blocks to fill the device"
+                finally:
+                    runner._kernels.clear()
+            got = out.get()
+            ref = got if ref is None else ref
+            equal[source] = equal.get(source, True) and bool((got == ref).all())
+    print("| build | registers | shape | ms by round | median ms | results equal the landed build's |")
+    print("|---|---|---|---|---|---|")
+    for source in sources:
+        ms = times[source]
+        print(f"| {source or 'landed'} | {shapes[source]} | {', '.join(f'{x:.2f}' for x in ms)} | "
+              f"{float(np.median(ms)):.2f} | {'yes' if equal[source] else 'NO'} |")
+
+
 def main(argv=None):
     from gpu_timing import pair_parser
     p = pair_parser(__doc__)
@@ -74,6 +114,9 @@ def main(argv=None):
                    "shared-memory carveouts (percent of the multiprocessor's unified L1 and shared memory; "
                    "the rest is L1 cache for the letters and walls)")
     p.add_argument("--save", help="write the inspector's results (end-of-run walls) to this .npy file")
+    p.add_argument("--variants", default="", help="comma-separated copies of cuda/gapped.cu: time ydrop16 built "
+                   "from each against the landed build, in turn, and print only that table")
+    p.add_argument("--rounds", type=int, default=3, help="rounds of --variants")
     p.add_argument("--set", default="", help="settings applied first, ab_settings.py's MODULE.NAME=VALUE,... "
                    "(runner.INSPECT_QUOTA=0: the inspector's warps drain its queue)")
     args = p.parse_args(argv)
@@ -133,6 +176,11 @@ def main(argv=None):
             finally:
                 runner.nslot, runner._tl.walls = saved, None
         return launch
+
+    if args.variants:
+        variant_rows(runner, lambda out: timed(inspector(runner.walls, 4, True, out)), res, band,
+                     [None] + args.variants.split(","), args.rounds)
+        return
 
     rows = runner.walls.shape[0]
     print("| kernel | walls | inspector (ms) | cells | Gcells/s |")
