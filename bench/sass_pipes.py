@@ -17,15 +17,16 @@ segment: all its instructions, then those of the integer pipe (LEA, LOP3,
 ISETP, SEL, PRMT, IADD3, the DPX min and max...), the FMA pipe (IMAD and its
 forms), memory (LDS, STS, LDG, SHFL...), control (branches), and VIADD (its
 pipe is not documented). On Hopper each integer or FMA warp instruction takes
-its pipe two cycles. First it prints each kernel's registers and spills as
-ptxas reports them (``-Xptxas -v``; the runtime's NVRTC build may differ by
-a few): a warp kernel's registers set the warps a multiprocessor holds
-(65,536 registers), and the inspector's pace follows its warps' chains
-(``bench/RESULTS.md``, fifty-third session), so a build that adds registers
-can cost more than its instructions. Moving the inspector's addresses from LEAs to IMADs made
+its pipe two cycles. Moving the inspector's addresses from LEAs to IMADs made
 it 4 % faster (``bench/RESULTS.md``, thirty-seventh session), but fewer
-integer-pipe instructions did not pay again in the thirty-eighth: read the
-counts beside a timing, not as one. Runs on any machine with nvcc.
+integer-pipe instructions did not pay again in the thirty-eighth, nor a fifth
+fewer instructions in the fifty-third (1 %): read the counts beside a timing,
+not as one. First it prints each kernel's registers and spills as ptxas
+reports them (``-Xptxas -v``; the runtime's NVRTC build may differ by a few):
+a warp kernel's registers set the warps a multiprocessor holds (65,536
+registers), and the inspector's pace follows its warps' chains, so a build
+that adds registers can cost more than its instructions. Runs on any machine
+with nvcc.
 """
 
 from __future__ import annotations
