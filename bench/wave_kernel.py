@@ -5,7 +5,7 @@ Usage::
 
     python3 bench/wave_kernel.py TARGET QUERY [--sides 4096] [--nth 1] [--long 16] [--exec-walls none]
                                  [--repeats 3] [--profile] [--save R.npy] [--set MODULE.NAME=VALUE,...]
-                                 [--variants A.cu,B.cu [--rounds 3]]
+                                 [--variants A.cu,B.cu [--rounds 3] [--variant-walls end,none]]
 
 Aligns the pair once on the GPU, keeping the tasks of the ``--nth`` inspector
 launch of ``--sides`` tasks (two per anchor: 4,096 is the wave of 2,048
@@ -27,12 +27,14 @@ anti-diagonals to their bests and their widths there).
 ``-lineinfo`` (so that ncu's source page maps each SASS instruction to its line of ``gapped.cu``).
 ``--save`` writes the inspector's results with the walls of the end of the run (``R_N`` columns per
 task, ``.npy``), to compare two builds of the kernel.
-``--variants`` times instead the inspector (``ydrop16``, the walls of the end of the run) built from
-the landed ``cuda/gapped.cu`` and from each of these other copies of it, in turn for ``--rounds``
-rounds in this one process, on the same captured wave (:func:`gpu_timing.cuda_source`), and prints
-one row per build: its registers, its launch's shape, its milliseconds by round, and whether its
-results equal the landed build's on every side. A build's registers set the warps a multiprocessor
-holds, and the inspector's pace follows its warps' chains (``bench/RESULTS.md``, fifty-third session).
+``--variants`` times instead the inspector (``ydrop16``) built from the landed ``cuda/gapped.cu`` and
+from each of these other copies of it, in turn for ``--rounds`` rounds in this one process, on the same
+captured wave (:func:`gpu_timing.cuda_source`), and prints one row per build: its registers, its
+launch's shape, its milliseconds by round, and whether its results equal the landed build's on every
+side; one table for each of ``--variant-walls`` (``end``: the walls of the end of the run; ``none``: no
+walls, so that every anti-diagonal runs the sweep built without wall reads). A build's registers set
+the warps a multiprocessor holds, and the inspector's pace follows its warps' chains
+(``bench/RESULTS.md``, fifty-third session).
 """
 
 from __future__ import annotations
@@ -117,6 +119,8 @@ def main(argv=None):
     p.add_argument("--variants", default="", help="comma-separated copies of cuda/gapped.cu: time ydrop16 built "
                    "from each against the landed build, in turn, and print only that table")
     p.add_argument("--rounds", type=int, default=3, help="rounds of --variants")
+    p.add_argument("--variant-walls", default="end", help="comma-separated walls of --variants' tables: end (the "
+                   "end of the run's) and none (no walls: the sweep built without wall reads throughout)")
     p.add_argument("--set", default="", help="settings applied first, ab_settings.py's MODULE.NAME=VALUE,... "
                    "(runner.INSPECT_QUOTA=0: the inspector's warps drain its queue)")
     args = p.parse_args(argv)
@@ -178,8 +182,12 @@ def main(argv=None):
         return launch
 
     if args.variants:
-        variant_rows(runner, lambda out: timed(inspector(runner.walls, 4, True, out)), res, band,
-                     [None] + args.variants.split(","), args.rounds)
+        for name in args.variant_walls.split(","):
+            walls = runner.walls if name == "end" else cp.zeros_like(runner.walls)
+            print("walls: " + ("the end of the run" if name == "end" else
+                               "none (every anti-diagonal in the build without wall reads)"))
+            variant_rows(runner, lambda out: timed(inspector(walls, 4, True, out)), res, band,
+                         [None] + args.variants.split(","), args.rounds)
         return
 
     rows = runner.walls.shape[0]

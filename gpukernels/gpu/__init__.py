@@ -137,6 +137,30 @@ def clear_cache():
 #: a stream priority below any device's range (clamped to its greatest, see own_stream)
 _URGENT = -(1 << 20)
 
+#: the relay's walks back (``top`` streams) at the device's greatest stream priority and every other urgent
+#: stream one below it: a walk back's few blocks go first where a block ends, rather than behind the
+#: hundreds of relay chunks pending at the same priority (E. coli's first long batch: a side's walk back
+#: waited up to 20 ms for the multiprocessors the other sides' chunks held, ``bench/timeline.py --device``)
+RELAY_WALK_FIRST = False
+_ranges = {}                    # device -> (least, greatest) stream priority
+
+
+def urgent_priority(device_id, top=False):
+    """The stream priority of urgent work on ``device_id``: the greatest, or one below it for all but ``top``
+    work (:data:`RELAY_WALK_FIRST`; where the device has too few levels to keep the executors'
+    ``gapped.EXEC_PRIORITY``, -1, below both, every urgent stream gets the greatest)."""
+    if not RELAY_WALK_FIRST:
+        return _URGENT
+    got = _ranges.get(device_id)
+    if got is None:
+        import cupy
+        with cupy.cuda.Device(device_id):
+            got = _ranges[device_id] = tuple(int(x) for x in cupy.cuda.runtime.deviceGetStreamPriorityRange())
+    greatest = got[1]
+    if greatest > -3:
+        return _URGENT
+    return greatest if top else greatest + 1
+
 
 #: own_stream takes its streams from a pool (CuPy's memory pool keeps freed blocks per stream: on a
 #: new stream every allocation is a new cudaMalloc, which the relay's many short calls paid)
@@ -146,7 +170,7 @@ _streams_lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def own_stream(device_id, urgent=True, priority=None):
+def own_stream(device_id, urgent=True, priority=None, top=False):
     """Run the block's CuPy work on ``device_id`` in a non-blocking stream of its own, finished at the end.
 
     For a thread that shares the GPU with others: CuPy's default (legacy)
@@ -161,11 +185,12 @@ def own_stream(device_id, urgent=True, priority=None):
     is one no other block uses meanwhile, taken from a pool
     (:data:`STREAM_POOL`) and given back finished, so that the memory its
     arrays leave in CuPy's pool serves the next block. ``priority``, where
-    given, is the stream's priority instead (CUDA's numbers: lower goes first, 0 the least).
+    given, is the stream's priority instead (CUDA's numbers: lower goes first, 0 the least). ``top``:
+    urgent work that goes before the other urgent work (:func:`urgent_priority`).
     """
     import cupy
     if priority is None:
-        priority = _URGENT if urgent else 0
+        priority = urgent_priority(device_id, top) if urgent else 0
     key = (int(device_id), int(priority))
     with cupy.cuda.Device(device_id):
         stream = None

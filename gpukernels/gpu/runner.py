@@ -1083,7 +1083,7 @@ class DeviceRunner:
         letters = (self.t, self.q, np.int64(tk[0] - tstep), np.int64(tstep), np.int64(tk[3] - qstep), np.int64(qstep))
         entry = (np.int64(i), np.int64(j), np.int32(state))
         from . import own_stream
-        with own_stream(self.device_id) as stream:
+        with own_stream(self.device_id, top=True) as stream:
             buf = pieces[0][0].buf
             d_off, d_lo, d_wid = t_off[r0:r0 + n_ad], t_lo[r0:r0 + n_ad], t_wid[r0:r0 + n_ad]
             mark = cp.empty(n_ad, dtype=cp.int64)
@@ -1304,7 +1304,7 @@ class _RelayTable:
         from . import own_stream
         cp = self._runner.cp
         temp = []
-        with own_stream(self._runner.device_id):
+        with own_stream(self._runner.device_id, top=True):
             wid, lo = self.region_rows(d_from, d_to, dbest)
             wid = self._runner._to_host(wid, None, temp)
             lo = self._runner._to_host(lo, None, temp) if lo.size else np.zeros(0, np.int32)
