@@ -40,6 +40,8 @@ import sys
 import threading
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
@@ -95,14 +97,30 @@ class Timeline:
             print(f"{c0:7.3f} {c1:7.3f} {1000 * (c1 - c0):7.1f} ms  {thread[-24:]:24s} {label:16s} {detail}")
         sides = sum(int(d.split("cells=")[1]) for *_, label, d in self.rows if label == "relay_side")
         swept = 0
+        from gpukernels.gpu.gapped import RELAY_WARM
         for at, thread, res in self.chunk_launches:
-            cells = res.get()[:, 3]         # R_CELLS
-            swept += int(cells.sum())
-            print(f"chunks {at:7.3f} {thread[-24:]:24s} {len(cells)} chunks, {cells.sum() / 1e6:.1f} M cells, "
-                  f"{int((cells > 1e6).sum())} over 1 M")
+            res = res.get()
+            swept += int(res[:, 3].sum())
+            print(chunk_line(at, thread, res, RELAY_WARM))
         print(f"relay chunks swept {swept / 1e6:.1f} M cells for relayed sides of {sides / 1e6:.1f} M")
         for (thread, label), seconds in sorted(self.summed.items()):
             print(f"summed {thread[-24:]:24s} {label:16s} {1000 * seconds:7.1f} ms")
+
+
+def chunk_line(at, thread, res, warm):
+    """One relay launch's line: its chunks, their cells, and how long they held their blocks.
+
+    ``res`` is the launch's result rows (``R_CELLS`` column 3, ``R_DIAGS``,
+    the last anti-diagonal swept, column 10). A chunk that started past its
+    side's end most likely dies within its warm-up of ``warm``
+    anti-diagonals; one that ran to its end held its block for the whole
+    launch.
+    """
+    cells, diags = res[:, 3], res[:, 10]
+    full = int(diags.max()) if len(diags) else 0
+    return (f"chunks {at:7.3f} {thread[-24:]:24s} {len(cells)} chunks, {cells.sum() / 1e6:.1f} M cells, "
+            f"{int((cells > 1e6).sum())} over 1 M; anti-diagonals: {int((diags <= warm).sum())} within the warm-up "
+            f"({warm}), {int((diags >= full).sum())} to the end ({full}), median {int(np.median(diags)) if full else 0}")
 
 
 def wave_rows(strand, trace):
@@ -307,7 +325,6 @@ class Probe(_Every):
         self._loop(start, step, "probe", functools.partial(own_stream, cp.cuda.Device().id))
 
     def print_bins(self):
-        import numpy as np
         if not self.rows:
             return
         at, wait = (np.array(v) for v in zip(*self.rows))

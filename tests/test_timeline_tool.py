@@ -89,3 +89,15 @@ def test_print_device_lists_the_long_launches_and_sums_each_threads_kinds(capsys
     assert out[0].split()[1:4] == ["0.010", "0.030", "20.0"] and out[0].endswith("inspect n=4096")
     assert len([x for x in out if x.startswith("device ")]) == 2
     assert "device-summed ava-wave-_0" in out[2] and out[2].split()[-2] == "28.0"
+
+
+def test_a_relay_launch_line_counts_the_chunks_that_held_their_blocks():
+    """Chunks that died within the warm-up, those that ran to the launch's end, and the median."""
+    import numpy as np
+    from timeline import chunk_line
+    res = np.zeros((4, 13), dtype=np.int64)
+    res[:, 3] = [10, 2_000_000, 3_000_000, 50]      # R_CELLS
+    res[:, 10] = [300, 36864, 36864, 4096]          # R_DIAGS
+    line = chunk_line(0.0625, "ava-relay_3", res, 4096)
+    assert "4 chunks, 5.0 M cells, 2 over 1 M" in line
+    assert "2 within the warm-up (4096), 2 to the end (36864), median 20480" in line
