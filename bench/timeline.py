@@ -118,9 +118,10 @@ def chunk_line(at, thread, res, warm):
     """
     cells, diags = res[:, 3], res[:, 10]
     full = int(diags.max()) if len(diags) else 0
+    median = int(np.median(diags)) if full else 0
     return (f"chunks {at:7.3f} {thread[-24:]:24s} {len(cells)} chunks, {cells.sum() / 1e6:.1f} M cells, "
             f"{int((cells > 1e6).sum())} over 1 M; anti-diagonals: {int((diags <= warm).sum())} within the warm-up "
-            f"({warm}), {int((diags >= full).sum())} to the end ({full}), median {int(np.median(diags)) if full else 0}")
+            f"({warm}), {int((diags >= full).sum())} to the end ({full}), median {median}")
 
 
 def wave_rows(strand, trace):
