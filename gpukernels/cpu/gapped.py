@@ -17,7 +17,8 @@ cells). Rules, shared with the CUDA kernel:
 """
 
 import numpy as np
-from numba import int64, njit, uint64
+from numba import int64, njit, types, uint64
+from numba.extending import overload
 
 from .buffers import grow, move_items
 from .wall_events import file_row, live_at
@@ -26,13 +27,115 @@ from .wfa_traceback import WFA_OK, side_path
 
 NEG = -(1 << 29)
 NEG32 = np.int32(NEG)
-ZERO, ONE, TWO, FOUR, EIGHT = (np.int32(v) for v in (0, 1, 2, 4, 8))
+ZERO8, ONE8, TWO8, FOUR8, EIGHT8 = (np.uint8(v) for v in (0, 1, 2, 4, 8))
+#: a sweep's rows in 16 bits (:func:`ydrop_sweep`, where :func:`fits16` holds): scores less a base that
+#: stays within REBASE16 below the best, dead cells at NEG16. Why no sum wraps and a dead cell stays dead:
+#: a live cell of the rows a step reads lies within best - ydrop - 1,400 .. best + 700 (the floor, less
+#: two anti-diagonals' rise of the best), so above NEG16 = -16,500; a sum of one stored value and one
+#: score or gap cost (at most 700; substitution scores below -(ydrop + 1) count as that, dead either way)
+#: then lies within -31,501 .. 17,784, and NEG16 plus 700 stays below every floor (at least -ydrop)
+NEG16 = np.int16(-16500)
+REBASE16 = 1 << 14
 OP_EQ, OP_X, OP_I, OP_D = 0, 1, 2, 3
 #: a sweep's state between anti-diagonals (:func:`ydrop_sweep`): the last anti-diagonal computed, the
 #: live ranges of it and of the one before, the best cell and score, the cells and traceback bytes so
 #: far, the rotation of the H rows and of the E and F rows of ``work``, and whether the extension ended
 ST_D, ST_LO1, ST_HI1, ST_LO2, ST_HI2, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_NTB, ST_ROTH, ST_ROTE, ST_DONE = range(13)
-ST_N = 13
+#: and how ``work`` holds the rows: in 32 bits as they are (ST_NARROW 0), or in 16 bits less ST_BASE (1)
+ST_BASE, ST_NARROW = 13, 14
+ST_N = 15
+
+
+def as_row(x, like):
+    """``x`` cast to the rows' integer type, that of ``like`` (int16 or int32; numba only)."""
+    raise NotImplementedError
+
+
+@overload(as_row, inline="always")
+def _as_row(x, like):
+    if like == types.int16:
+        return lambda x, like: np.int16(x)
+    return lambda x, like: np.int32(x)
+
+
+@njit(cache=True, nogil=True)
+def fits16(top, goe, gext, ydrop):
+    """Do the scores fit rows of 16 bits (:data:`NEG16`; the GPU's ``ydrop16`` holds its pairs by the same rule)?
+
+    ``top``: the largest substitution score; ``goe``: a gap's opening
+    cost with its first extension; ``gext``: each further extension.
+    """
+    return top <= 700 and 0 <= goe <= 700 and 0 <= gext <= 700 and 0 <= ydrop <= 15000
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _state_rows(st):
+    """The rows a sweep standing at ``st`` reads next: H of its last anti-diagonal and of the one before, E and F."""
+    roth, rote = st[ST_ROTH], st[ST_ROTE]
+    return (roth + 1) % 3, roth, 4 - rote, 6 - rote
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _state_span(st, width):
+    """The cells of those rows the next anti-diagonal may read: both live ranges and two cells beyond."""
+    lo, hi = st[ST_LO1], st[ST_HI1]
+    if st[ST_HI2] > st[ST_LO2]:
+        lo, hi = min(lo, st[ST_LO2]), max(hi, st[ST_HI2])
+    return max(lo - 2, 0), min(hi + 2, width)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flat_views(work):
+    """``work``'s row width and its cells as one int32 array and as one int16 array (row r from ``2 * r * width``)."""
+    wk32 = work.reshape(work.size)
+    return work.shape[1], wk32, wk32.view(np.int16)
+
+
+@njit(cache=True, nogil=True)
+def narrow_rows(work, st):
+    """Put a sweep's rows in 16 bits less its best (ST_NARROW 1), in place: int16 row r in int32 row r's first half.
+
+    Only the cells the next anti-diagonal reads (:func:`_state_span`) are
+    kept; they go in rising order, so each 16-bit cell overwrites 32-bit
+    cells already read.
+    """
+    if st[ST_NARROW]:
+        return
+    width, wk32, wk16 = _flat_views(work)
+    base = st[ST_BEST]
+    a, b = _state_span(st, width)
+    for r in _state_rows(st):
+        for i in range(a, b):
+            v = wk32[r * width + i] - base
+            wk16[2 * r * width + i] = NEG16 if v <= NEG16 else np.int16(min(v, 32767))
+    st[ST_BASE] = base
+    st[ST_NARROW] = 1
+
+
+@njit(cache=True, nogil=True)
+def widen_rows(work, st):
+    """The inverse of :func:`narrow_rows`: the rows back in 32 bits as they are (ST_NARROW 0), in falling order."""
+    if not st[ST_NARROW]:
+        return
+    width, wk32, wk16 = _flat_views(work)
+    base = st[ST_BASE]
+    a, b = _state_span(st, width)
+    for r in _state_rows(st):
+        for i in range(b - 1, a - 1, -1):
+            v = wk16[2 * r * width + i]
+            wk32[r * width + i] = NEG if v <= NEG16 else v + base
+    st[ST_BASE] = 0
+    st[ST_NARROW] = 0
+
+
+@njit(cache=True, nogil=True)
+def row_value(work, st, r, i):
+    """Row ``r``'s cell ``i`` of a sweep standing at ``st``, as it is (dead: at most ``NEG``), in either width."""
+    if not st[ST_NARROW]:
+        return int64(work[r, i])
+    width, _, wk16 = _flat_views(work)
+    v = wk16[2 * r * width + i]
+    return int64(NEG) if v <= NEG16 else int64(v) + st[ST_BASE]
 
 
 @njit(cache=True, nogil=True)
@@ -133,11 +236,40 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     a later call goes on from there. Anti-diagonal d's traceback bytes are
     ``tb[tb_off[d]:]``, written from ``st[ST_NTB]`` on. Returns the (grown)
     traceback buffers.
+
+    Where the scores fit (:func:`fits16`) the rows are held in 16 bits
+    (:func:`narrow_rows`, :data:`NEG16`), twice the cells a vector: the
+    same cells, best cell, scores and traceback bytes of live cells. Read a
+    sweep's rows with :func:`row_value` or :func:`widen_rows`.
+    """
+    top = NEG
+    for x in range(6):
+        for y in range(6):
+            top = max(top, flat[8 * x + y])
+    width, wk32, wk16 = _flat_views(work)
+    if fits16(top, goe, gext, ydrop):
+        narrow_rows(work, st)
+        return _sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, wt0, wdir, wk16,
+                      2 * width, width, NEG16, np.int32(-(ydrop + 1)), REBASE16, tb, tb_off, tb_lo, store, st, d_end)
+    widen_rows(work, st)
+    return _sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, wt0, wdir, wk32, width,
+                  width, NEG32, NEG32, 0, tb, tb_off, tb_lo, store, st, d_end)
+
+
+@njit(cache=True, nogil=True)
+def _sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, wt0, wdir, wk, R, W, neg, smin,
+           rebase, tb, tb_off, tb_lo, store, st, d_end):
+    """:func:`ydrop_sweep` over rows ``wk`` (row r from ``r * R``, ``W`` cells) of one width, ``neg`` the dead value.
+
+    Scores are held less ``st[ST_BASE]`` (0 in 32 bits), rebased to the best
+    where it climbs past ``rebase`` above it (0: never); substitution scores
+    below ``smin`` count as ``smin``.
     """
     d = st[ST_D]
     lo1, hi1, lo2, hi2 = st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2]
     best, bi, bj = st[ST_BEST], st[ST_BI], st[ST_BJ]
     cells, ntb = st[ST_CELLS], st[ST_NTB]
+    base = st[ST_BASE]
     # rows of work: 0..2 H rotating (d-2, d-1, d), 3..4 E, 5..6 F, 7 substitution scores
     roth, rote = st[ST_ROTH], st[ST_ROTE]
     hA, hB, hC = roth, (roth + 1) % 3, (roth + 2) % 3
@@ -150,8 +282,6 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     live = np.empty((16, 2), dtype=np.int64)
     n_live = 0
     j_scanned = max(-1, d - max(hi1, hi2) - 1)
-    W = work.shape[1]
-    wk = work.reshape(work.size)
     done = 0
     dlast = d
 
@@ -191,11 +321,21 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             tb = grow(tb, ntb + hi - lo)
         tb_off[d] = ntb
         tb_lo[d] = lo
-        floor = best - ydrop
         # the rows as offsets into one flat view of ``work``: a view of a row made per anti-diagonal
         # cost its reference counts every time
-        oH2, oH1, oH = hA * W, hB * W, hC * W
-        oE1, oE, oF1, oF = eB * W, eA * W, fB * W, fA * W
+        oH2, oH1, oH = hA * R, hB * R, hC * R
+        oE1, oE, oF1, oF = eB * R, eA * R, fB * R, fA * R
+        if rebase and best - base > rebase:
+            # the scores less the best from here: the live cells this anti-diagonal reads, dead ones kept
+            shift = best - base
+            a = max(min(lo1, lo2) - 2, 0)
+            z = min(max(hi1, hi2) + 2, W)
+            for o in (oH2, oH1, oE1, oF1):
+                for i in range(a, z):
+                    v = wk[o + i]
+                    wk[o + i] = as_row(v - shift, neg) if v > neg else neg
+            base = best
+        floor = best - ydrop - base
         # Reads outside the computed ranges of d-1 and d-2 hit the NEG
         # sentinels written just outside them, so the sweep needs no range tests.
         # Cells with i == 0 (only gaps in the query) or j == 0 (only gaps in
@@ -212,39 +352,39 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
         q0u = uint64(Q0)
         one = uint64(1)
         tbo = uint64(ntb - lo)
-        floor32 = np.int32(floor)
+        floor_row = as_row(floor, neg)
         uH2, uH1, uH = uint64(oH2), uint64(oH1), uint64(oH)
-        uE1, uE, uF1, uF, uS = uint64(oE1), uint64(oE), uint64(oF1), uint64(oF), uint64(7 * W)
+        uE1, uE, uF1, uF, uS = uint64(oE1), uint64(oE), uint64(oF1), uint64(oF), uint64(7 * R)
         for i in range(uint64(i_in), uint64(i_out)):
-            wk[uS + i] = flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])]
+            wk[uS + i] = as_row(max(flat[uint64(8) * uint64(tA[tofs + i]) + uint64(qA[q0u + i])], smin), neg)
         # (with the anti-diagonal's best substitution-ending score; the edge cells below never are)
-        dbest = NEG32
+        dbest = neg
         for i in range(uint64(i_in), uint64(i_out)):
-            sub = np.int32(wk[uH2 + i - one] + wk[uS + i])
-            e_open = np.int32(wk[uH1 + i] - goe)
-            e_ext = np.int32(wk[uE1 + i] - gext)
+            sub = as_row(wk[uH2 + i - one] + wk[uS + i], neg)
+            e_open = as_row(wk[uH1 + i] - goe, neg)
+            e_ext = as_row(wk[uE1 + i] - gext, neg)
             e = max(e_open, e_ext)
-            f_open = np.int32(wk[uH1 + i - one] - goe)
-            f_ext = np.int32(wk[uF1 + i - one] - gext)
+            f_open = as_row(wk[uH1 + i - one] - goe, neg)
+            f_ext = as_row(wk[uF1 + i - one] - gext, neg)
             f = max(f_open, f_ext)
             h = max(sub, max(e, f))
-            src = ZERO if h == sub else (ONE if h == e else TWO)
-            alive = h >= floor32
-            hv = h if alive else NEG32
+            src = ZERO8 if h == sub else (ONE8 if h == e else TWO8)
+            alive = h >= floor_row
+            hv = h if alive else neg
             wk[uH + i] = hv
-            wk[uE + i] = e if alive else NEG32
-            wk[uF + i] = f if alive else NEG32
-            tb[tbo + i] = np.uint8(src | (FOUR if e_ext > e_open else ZERO) | (EIGHT if f_ext > f_open else ZERO))
-            dbest = max(dbest, hv if src == ZERO else NEG32)
+            wk[uE + i] = e if alive else neg
+            wk[uF + i] = f if alive else neg
+            tb[tbo + i] = src | (FOUR8 if e_ext > e_open else ZERO8) | (EIGHT8 if f_ext > f_open else ZERO8)
+            dbest = max(dbest, hv if src == ZERO8 else neg)
         if lo == 0:
             # cell (0, d): a gap in the query from (0, d - 1)
             e_open = wk[oH1] - goe
             e_ext = wk[oE1] - gext
             e = max(e_open, e_ext)
             alive = e >= floor
-            wk[oH] = e if alive else NEG
-            wk[oE] = e if alive else NEG
-            wk[oF] = NEG
+            wk[oH] = e if alive else neg
+            wk[oE] = e if alive else neg
+            wk[oF] = neg
             tb[ntb] = 1 | (4 if e_ext > e_open else 0)
         if hi == d + 1:
             # cell (d, 0): a gap in the target from (d - 1, 0)
@@ -252,18 +392,18 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             f_ext = wk[oF1 + d - 1] - gext
             f = max(f_open, f_ext)
             alive = f >= floor
-            wk[oH + d] = f if alive else NEG
-            wk[oE + d] = NEG
-            wk[oF + d] = f if alive else NEG
+            wk[oH + d] = f if alive else neg
+            wk[oE + d] = neg
+            wk[oF + d] = f if alive else neg
             tb[ntb + d - lo] = 2 | (8 if f_ext > f_open else 0)
         # the self-comparison barrier and the walls of earlier alignments
         ib = (d - barrier) // 2 if (d - barrier) % 2 == 0 else -1
         killed_best = False     # a cell killed here held the anti-diagonal's best: look for it again
         if lo <= ib < hi:
             killed_best = wk[oH + ib] == dbest
-            wk[oH + ib] = NEG
-            wk[oE + ib] = NEG
-            wk[oF + ib] = NEG
+            wk[oH + ib] = neg
+            wk[oE + ib] = neg
+            wk[oF + ib] = neg
         # walls of earlier alignments: the rows entering the j range [d - hi + 1, d - lo], then the
         # cells of the wall intervals live at d
         while j_scanned < d - lo:
@@ -283,19 +423,19 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             iw = d - live[x, 1]
             if lo <= iw < hi:
                 killed_best = killed_best or wk[oH + iw] == dbest
-                wk[oH + iw] = NEG
-                wk[oE + iw] = NEG
-                wk[oF + iw] = NEG
+                wk[oH + iw] = neg
+                wk[oE + iw] = neg
+                wk[oF + iw] = neg
             x += 1
         # the best substitution-ending cell (first of equals, looked for only where it is the best
         # so far) and the live range
         if killed_best:
-            dbest = NEG32
+            dbest = neg
             for iu in range(uint64(lo), uint64(hi)):
-                v = wk[uH + iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else NEG32
+                v = wk[uH + iu] if (tb[tbo + iu] & np.uint8(3)) == 0 else neg
                 dbest = max(dbest, v)
         dbi = -1
-        if dbest > NEG and dbest >= best:
+        if dbest > neg and dbest >= best - base:
             # the first such cell as a minimum over the anti-diagonal: with no early exit, the loop vectorises
             first = uint64(hi)
             for iu in range(uint64(lo), uint64(hi)):
@@ -304,28 +444,28 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
             if first < hi:
                 dbi = int64(first)
         nlo = lo
-        while nlo < hi and wk[oH + nlo] <= NEG:
+        while nlo < hi and wk[oH + nlo] <= neg:
             nlo += 1
         nhi = hi
-        while nhi > nlo and wk[oH + nhi - 1] <= NEG:
+        while nhi > nlo and wk[oH + nhi - 1] <= neg:
             nhi -= 1
         # sentinels just outside the computed range of d
         if lo >= 1:
-            wk[oH + lo - 1] = NEG
-            wk[oE + lo - 1] = NEG
-            wk[oF + lo - 1] = NEG
-        if hi < work.shape[1]:
-            wk[oH + hi] = NEG
-            wk[oE + hi] = NEG
-            wk[oF + hi] = NEG
+            wk[oH + lo - 1] = neg
+            wk[oE + lo - 1] = neg
+            wk[oF + lo - 1] = neg
+        if hi < W:
+            wk[oH + hi] = neg
+            wk[oE + hi] = neg
+            wk[oF + hi] = neg
         cells += hi - lo
         ntb += hi - lo
         dlast = d
         if nlo >= nhi:
             done = 1
             break
-        if dbi >= 0 and dbest >= best:
-            best = dbest
+        if dbi >= 0 and dbest >= best - base:
+            best = dbest + base
             bi = dbi
             bj = d - dbi
         # rotate: d-1 becomes d-2, d becomes d-1
@@ -341,6 +481,7 @@ def ydrop_sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, 
     st[ST_ROTH] = hA
     st[ST_ROTE] = eA - 3
     st[ST_DONE] = done
+    st[ST_BASE] = base
     return tb, tb_off, tb_lo
 
 
@@ -372,7 +513,8 @@ def ydrop_one_side(tA, T0, tn, qA, Q0, qn, matrix, gap_open, gap_ext, ydrop, bar
     wq0, wt0, wdir : int
         Cell (i, j) is the lattice point ``(wq0 + wdir * i, wt0 + wdir * j)``.
     work : ndarray of int32, shape (8, >= qn + 2)
-        Scratch rows (H for three anti-diagonals, E and F for two, substitution scores).
+        Scratch rows (H for three anti-diagonals, E and F for two, substitution scores), held in
+        16 bits where the scores fit (:func:`ydrop_sweep`).
     tb, tb_off, tb_lo : ndarray
         Traceback buffers (grown as needed and returned). With ``store``,
         anti-diagonal d's bytes are ``tb[tb_off[d]:tb_off[d + 1]]`` for every

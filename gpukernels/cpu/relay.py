@@ -45,8 +45,9 @@ import functools
 import numpy as np
 from numba import njit
 
-from .gapped import (NEG, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_D, ST_DONE, ST_HI1, ST_HI2, ST_LO1, ST_LO2, ST_N,
-                     ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, origin_state, trace_step, traceback_steps, ydrop_sweep)
+from .gapped import (NEG, ST_BASE, ST_BEST, ST_BI, ST_BJ, ST_CELLS, ST_D, ST_DONE, ST_HI1, ST_HI2, ST_LO1, ST_LO2,
+                     ST_N, ST_NARROW, ST_NTB, ST_ROTE, ST_ROTH, _flat_matrix, _state_rows, origin_state, row_value,
+                     trace_step, traceback_steps, ydrop_sweep)
 
 #: anti-diagonals per chunk
 CHUNK = 1 << 16
@@ -96,16 +97,14 @@ def snapshot(work, st):
     lo, hi = lo1, hi1
     if hi2 > lo2:
         lo, hi = min(lo1, lo2), max(hi1, hi2)
-    roth, rote = st[ST_ROTH], st[ST_ROTE]
-    h_last, h_before = (roth + 1) % 3, roth
-    e_last, f_last = 4 - rote, 6 - rote
+    h_last, h_before, e_last, f_last = _state_rows(st)
     rows = np.full((4, max(hi - lo, 0)), NEG, dtype=np.int64)
     for i in range(lo1, hi1):
-        rows[0, i - lo] = work[h_last, i]
-        rows[2, i - lo] = work[e_last, i]
-        rows[3, i - lo] = work[f_last, i]
+        rows[0, i - lo] = row_value(work, st, h_last, i)
+        rows[2, i - lo] = row_value(work, st, e_last, i)
+        rows[3, i - lo] = row_value(work, st, f_last, i)
     for i in range(lo2, hi2):
-        rows[1, i - lo] = work[h_before, i]
+        rows[1, i - lo] = row_value(work, st, h_before, i)
     return lo, rows
 
 
@@ -130,6 +129,8 @@ def restore(work, st, lo, rows):
         work[0, i] = rows[1, i - lo]
     st[ST_ROTH] = 0
     st[ST_ROTE] = 0
+    st[ST_BASE] = 0
+    st[ST_NARROW] = 0
 
 
 @njit(cache=True, nogil=True)

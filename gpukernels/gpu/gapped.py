@@ -630,8 +630,9 @@ def _rows_not_above(work, st, kept):
 
     ``kept`` holds the stale run's rows at its best as :class:`KeptRows`
     stores them on the host (a header, then four rows as wide as its
-    ``kept[11]``).
+    ``kept[11]``). The rows go back to 32 bits first (:func:`gpukernels.cpu.gapped.widen_rows`).
     """
+    cg.widen_rows(work, st)
     roth, rote = st[cg.ST_ROTH], st[cg.ST_ROTE]
     return _not_above(work[(roth + 1) % 3], work[roth], work[4 - rote], work[6 - rote], st[cg.ST_LO1],
                       st[cg.ST_HI1], st[cg.ST_LO2], st[cg.ST_HI2], st[cg.ST_BEST], st[cg.ST_BI], st[cg.ST_BJ], kept,
