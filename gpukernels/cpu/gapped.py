@@ -76,12 +76,18 @@ def _state_rows(st):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _state_span(st, width):
+def _span(lo1, hi1, lo2, hi2, width):
     """The cells of those rows the next anti-diagonal may read: both live ranges and two cells beyond."""
-    lo, hi = st[ST_LO1], st[ST_HI1]
-    if st[ST_HI2] > st[ST_LO2]:
-        lo, hi = min(lo, st[ST_LO2]), max(hi, st[ST_HI2])
+    lo, hi = lo1, hi1
+    if hi2 > lo2:
+        lo, hi = min(lo, lo2), max(hi, hi2)
     return max(lo - 2, 0), min(hi + 2, width)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _state_span(st, width):
+    """:func:`_span` of a sweep standing at ``st``."""
+    return _span(st[ST_LO1], st[ST_HI1], st[ST_LO2], st[ST_HI2], width)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -328,8 +334,7 @@ def _sweep(tA, T0, tn, qA, Q0, qn, flat, goe, gext, ydrop, barrier, walls, wq0, 
         if rebase and best - base > rebase:
             # the scores less the best from here: the live cells this anti-diagonal reads, dead ones kept
             shift = best - base
-            a = max(min(lo1, lo2) - 2, 0)
-            z = min(max(hi1, hi2) + 2, W)
+            a, z = _span(lo1, hi1, lo2, hi2, W)
             for o in (oH2, oH1, oE1, oF1):
                 for i in range(a, z):
                     v = wk[o + i]
