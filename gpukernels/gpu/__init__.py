@@ -142,7 +142,23 @@ _URGENT = -(1 << 20)
 #: hundreds of relay chunks pending at the same priority (E. coli's first long batch: a side's walk back
 #: waited up to 20 ms for the multiprocessors the other sides' chunks held, ``bench/timeline.py --device``)
 RELAY_WALK_FIRST = False
-_ranges = {}                    # device -> (least, greatest) stream priority
+_greatest = {}                  # device -> its greatest stream priority
+
+
+def greatest_priority(device_id):
+    """The greatest stream priority ``device_id`` offers (CUDA's number: the lowest, -5 on Hopper).
+
+    CuPy has no ``cudaDeviceGetStreamPriorityRange``, so a stream is made at a priority below any
+    range, which CUDA clamps to the greatest, and asked its priority.
+    """
+    import cupy
+    runtime = cupy.cuda.runtime
+    with cupy.cuda.Device(device_id):
+        stream = runtime.streamCreateWithPriority(runtime.streamNonBlocking, _URGENT)
+        try:
+            return int(runtime.streamGetPriority(stream))
+        finally:
+            runtime.streamDestroy(stream)
 
 
 def urgent_priority(device_id, top=False):
@@ -151,12 +167,9 @@ def urgent_priority(device_id, top=False):
     ``gapped.EXEC_PRIORITY``, -1, below both, every urgent stream gets the greatest)."""
     if not RELAY_WALK_FIRST:
         return _URGENT
-    got = _ranges.get(device_id)
-    if got is None:
-        import cupy
-        with cupy.cuda.Device(device_id):
-            got = _ranges[device_id] = tuple(int(x) for x in cupy.cuda.runtime.deviceGetStreamPriorityRange())
-    greatest = got[1]
+    greatest = _greatest.get(device_id)
+    if greatest is None:
+        greatest = _greatest[device_id] = greatest_priority(device_id)
     if greatest > -3:
         return _URGENT
     return greatest if top else greatest + 1
