@@ -3,7 +3,7 @@
 
 Usage::
 
-    python3 bench/covered_anchors.py TARGET QUERY [--rule D:L ...]
+    python3 bench/covered_anchors.py TARGET QUERY [--rule D:L ...] [--waves FIRST:WIDTH ...]
 
 Aligns the pair with the CPU backend (no GPU needed), keeping each strand's
 HSPs in the walk's order and the gapped stage's alignments. Then replays the
@@ -17,6 +17,9 @@ rule ``D:L``, an anchor is predicted skipped when an earlier anchor of its
 own wave or of the wave before has its HSP on a diagonal at most ``D`` from
 the anchor's and within ``L`` target letters of it: the rule's catch and
 its mispredictions (anchors it would leave out that the walk extends).
+``--waves FIRST:WIDTH`` replays other wave sizes too (``0:0``: all of a
+strand's anchors in one wave), with the rules counted on the first only:
+what fewer, larger waves would throw away.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ def substitution_cells(t0, q0, op_off, ops):
         t = np.repeat(rt, rl) + np.arange(rl.sum()) - np.repeat(np.cumsum(rl) - rl, rl)
         keys.append((np.repeat(rt - rq, rl) << 32) + t)
         owners.append(np.full(len(t), k))
+    if not keys:                        # a strand without alignments
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     keys, owners = np.concatenate(keys), np.concatenate(owners)
     order = np.argsort(keys, kind="stable")
     return keys[order], owners[order]
@@ -96,7 +101,7 @@ def wave_counts(wave_of, covering, anchor_cells):
     the ``same`` wave, of the ``previous`` one, of an ``older`` one."""
     wasted = (wave_of >= 0) & (anchor_cells < 0)
     w = np.where(covering >= 0, wave_of[np.maximum(covering, 0)], -9)
-    return dict(waves=int(wave_of.max()) + 1, inspected=int((wave_of >= 0).sum()), wasted=int(wasted.sum()),
+    return dict(waves=int(wave_of.max(initial=-1)) + 1, inspected=int((wave_of >= 0).sum()), wasted=int(wasted.sum()),
                 same=int((wasted & (w == wave_of)).sum()), previous=int((wasted & (w == wave_of - 1)).sum()),
                 older=int((wasted & (w >= 0) & (w < wave_of - 1)).sum()))
 
@@ -150,22 +155,30 @@ def main(argv=None):
     p.add_argument("target")
     p.add_argument("query")
     p.add_argument("--rule", action="append", default=None, help="D:L (default 0:2000, 8:2000, 32:5000)")
+    p.add_argument("--waves", action="append", default=None,
+                   help=f"FIRST:WIDTH wave sizes to replay (default {FIRST_WAVE}:{WAVE}, the GPU's; 0:0 one wave)")
     args = p.parse_args(argv)
     from gpukernels.genome import read_fasta
     rules = [tuple(int(x) for x in r.split(":")) for r in (args.rule or ["0:2000", "8:2000", "32:5000"])]
+    sizes = [tuple(int(x) for x in w.split(":")) for w in (args.waves or [f"{FIRST_WAVE}:{WAVE}"])]
     strands = record_strands(read_fasta(args.target), read_fasta(args.query))
-    print("| strand | waves | inspected | skipped after | on a path of the same wave | the previous | older | "
-          + " | ".join(f"rule {d}:{L} caught / mispredicted" for d, L in rules) + " |")
-    print("|---" * (7 + len(rules)) + "|")
+    print("| strand | first:width | waves | inspected | skipped after | on a path of the same wave | the previous | "
+          "older | " + " | ".join(f"rule {d}:{L} caught / mispredicted" for d, L in rules) + " |")
+    print("|---" * (8 + len(rules)) + "|")
     for name in ("+", "-"):
         s = strands[name]
         t0, t1, q0, q1, score, op_off, ops, cells = s["out"]
         covering = covering_anchors(s["anchor_q"], s["anchor_t"], cells, t0, q0, op_off, ops)
-        wave_of = replay_waves(covering)
-        c = wave_counts(wave_of, covering, cells)
-        got = [rule_counts(wave_of, s["anchor_q"], s["anchor_t"], cells, *s["hsp"], d, L) for d, L in rules]
-        print(f"| {name} | {c['waves']} | {c['inspected']} | {c['wasted']} | {c['same']} | {c['previous']} | "
-              f"{c['older']} | " + " | ".join(f"{g['caught']} / {g['mispredicted']}" for g in got) + " |")
+        for i, (first, width) in enumerate(sizes):
+            n = len(covering)
+            wave_of = replay_waves(covering, first=first or n, width=width or n)
+            c = wave_counts(wave_of, covering, cells)
+            got = [rule_counts(wave_of, s["anchor_q"], s["anchor_t"], cells, *s["hsp"], d, L) if i == 0 else None
+                   for d, L in rules]
+            row = [name, f"{first}:{width}"] + [c[k] for k in ("waves", "inspected", "wasted", "same", "previous",
+                                                                "older")]
+            row += [f"{g['caught']} / {g['mispredicted']}" if g else "" for g in got]
+            print("| " + " | ".join(str(x) for x in row) + " |")
 
 
 if __name__ == "__main__":

@@ -44,3 +44,16 @@ def test_replayed_waves_on_a_real_pair():
     assert none == dict(predicted=0, caught=0, mispredicted=0)
     wide = rule_counts(small, s["anchor_q"], s["anchor_t"], cells, *s["hsp"], 1 << 40, 1 << 40)
     assert wide["caught"] + wide["mispredicted"] == wide["predicted"]
+
+
+def test_the_tool_prints_each_wave_size_and_an_empty_strand(capsys):
+    """``--waves``: a row per size and strand, the rules on the first size only; H. pylori's − strand has no
+    anchors and still gets its rows."""
+    from covered_anchors import main
+    main([str(DATA / "hpylori_g27_40k.fa.gz"), str(DATA / "hpylori_sjm180_40k.fa.gz"),
+          "--waves", "512:4096", "--waves", "0:0", "--rule", "8:2000"])
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [(r[0], r[1]) for r in rows] == [("| +", "512:4096"), ("| +", "0:0"), ("| -", "512:4096"), ("| -", "0:0")]
+    assert rows[0][2:8] == rows[1][2:8]             # 58 anchors: one wave either way
+    assert "/" in rows[0][8] and rows[1][8].strip(" |") == ""
+    assert rows[2][2:4] == ["0", "0"]
