@@ -169,8 +169,8 @@ def main(argv=None):
         s = strands[name]
         t0, t1, q0, q1, score, op_off, ops, cells = s["out"]
         covering = covering_anchors(s["anchor_q"], s["anchor_t"], cells, t0, q0, op_off, ops)
+        n = len(covering)
         for i, (first, width) in enumerate(sizes):
-            n = len(covering)
             wave_of = replay_waves(covering, first=first or n, width=width or n)
             c = wave_counts(wave_of, covering, cells)
             got = [rule_counts(wave_of, s["anchor_q"], s["anchor_t"], cells, *s["hsp"], d, L) if i == 0 else None
