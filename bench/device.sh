@@ -9,7 +9,7 @@
 #   gpukernels bench | tar -x -C .carry/prev`), against this tree on E. coli, one process of REPEATS pairs
 #   each, alternated PREV_ROUNDS times (default 2); PREV_T and PREV_Q: another pair than E. coli
 #
-# Carried (run's carry list [".carry", ".whl"]):
+# Carried (run's carry list [".carry", ".whl"]; `bash bench/make_carry.sh [START]` builds .carry here):
 #   .carry/data/{bacteria,fungi}/*.fa.gz   genomes (AVA_SHARED_DATA points here)
 #   .carry/cpu_paf/*.paf.gz                CPU reference PAFs keyed by content (tests/gpu_reference.py)
 #   .carry/bin/{lastz,minimap2}            the Debian builds of the peers

@@ -24,6 +24,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -104,11 +105,12 @@ def cpu_paf(target, query, args=(), workdir=None):
     if cached.exists():
         with gzip.open(cached, "rb") as fh:
             return fh.read()
-    workdir = pathlib.Path(workdir or CACHE)
-    workdir.mkdir(parents=True, exist_ok=True)
-    out = workdir / f"{key}.cpu.paf"
-    run_ava(target, query, out, "cpu", args)
-    data = out.read_bytes()
+    with tempfile.TemporaryDirectory() as scratch:    # only the compressed PAF stays (it is carried)
+        workdir = pathlib.Path(workdir or scratch)
+        workdir.mkdir(parents=True, exist_ok=True)
+        out = workdir / f"{key}.cpu.paf"
+        run_ava(target, query, out, "cpu", args)
+        data = out.read_bytes()
     try:
         CACHE.mkdir(parents=True, exist_ok=True)
         with gzip.open(cached, "wb") as fh:
@@ -150,11 +152,7 @@ if __name__ == "__main__":
     # fill the cache: python tests/gpu_reference.py [names...]
     names = sys.argv[1:] or list(PAIRS) + ["zymo"]
     for name in names:
-        if name == "zymo":
-            work = CACHE / "zymo"
-            work.mkdir(parents=True, exist_ok=True)
-            t, q = zymo_files(work)
-        else:
-            t, q = (DATA / p for p in PAIRS[name])
-        data = cpu_paf(t, q)
+        with tempfile.TemporaryDirectory() as work:
+            t, q = zymo_files(work) if name == "zymo" else (DATA / p for p in PAIRS[name])
+            data = cpu_paf(t, q)
         print(name, len(data.splitlines()), "lines", flush=True)
