@@ -98,7 +98,7 @@ def run_ava(target, query, out, backend, args=(), env=None):
     return res.stderr
 
 
-def cpu_paf(target, query, args=(), workdir=None):
+def cpu_paf(target, query, args=()):
     """Bytes of the CPU twin's PAF for a pair, from the cache or computed (and cached)."""
     key = cache_key(target, query, args)
     cached = CACHE / f"{key}.paf.gz"
@@ -106,9 +106,7 @@ def cpu_paf(target, query, args=(), workdir=None):
         with gzip.open(cached, "rb") as fh:
             return fh.read()
     with tempfile.TemporaryDirectory() as scratch:    # only the compressed PAF stays (it is carried)
-        workdir = pathlib.Path(workdir or scratch)
-        workdir.mkdir(parents=True, exist_ok=True)
-        out = workdir / f"{key}.cpu.paf"
+        out = pathlib.Path(scratch) / f"{key}.cpu.paf"
         run_ava(target, query, out, "cpu", args)
         data = out.read_bytes()
     try:

@@ -136,7 +136,7 @@ def test_executor_long_chains_in_blocks_equal_cpu(saureus, monkeypatch):
 
 
 def _parity(name, t, q, tmp_path, args=(), env=None):
-    expected = ref.cpu_paf(t, q, args, workdir=tmp_path)
+    expected = ref.cpu_paf(t, q, args)
     out = tmp_path / f"{name}.gpu.paf"
     clock = time.perf_counter()
     log = ref.run_ava(t, q, out, "gpu", list(args), env=env)
@@ -167,7 +167,7 @@ def test_cli_paf_identical_zymoseptoria(tmp_path):
 def test_cli_paf_identical_tiny_budget(tmp_path):
     """2 MiB of GPU memory: every stage in many small batches, long tracebacks on the CPU."""
     t, q = (ref.DATA / p for p in ref.PAIRS["hpylori"])
-    expected = ref.cpu_paf(t, q, (), workdir=tmp_path)
+    expected = ref.cpu_paf(t, q)
     out = tmp_path / "tiny.gpu.paf"
     ref.run_ava(t, q, out, "gpu", ["--gpu-mem", str(2 / 1024)])
     assert out.read_bytes() == expected
