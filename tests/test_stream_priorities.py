@@ -12,7 +12,7 @@ def test_off_every_urgent_stream_gets_the_greatest(monkeypatch):
 
 def test_on_the_walks_back_get_the_greatest_and_the_rest_one_below(monkeypatch):
     monkeypatch.setattr(gpu, "RELAY_WALK_FIRST", True)
-    monkeypatch.setattr(gpu, "_greatest", {0: -5, 1: -2})
+    monkeypatch.setattr(gpu, "greatest_priority", {0: -5, 1: -2}.get)
     assert gpu.urgent_priority(0, top=True) == -5
     assert gpu.urgent_priority(0) == -4
     # above the executors' -1 (gapped.EXEC_PRIORITY) either way
@@ -28,7 +28,6 @@ def test_the_device_is_asked_its_greatest_priority(monkeypatch):
     greatest = gpu.greatest_priority(0)
     assert greatest < 0
     monkeypatch.setattr(gpu, "RELAY_WALK_FIRST", True)
-    monkeypatch.setattr(gpu, "_greatest", {})
     with gpu.own_stream(0, top=True) as stream:
         import cupy
         assert cupy.cuda.runtime.streamGetPriority(stream.ptr) == max(gpu.urgent_priority(0, top=True), greatest)

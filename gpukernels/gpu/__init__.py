@@ -10,6 +10,7 @@ device with others (the engine aligns both strands at once).
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import weakref
 
@@ -144,14 +145,14 @@ _URGENT = -(1 << 20)
 #: Measured and not kept (fifty-sixth session, H200): E. coli 0.991 [0.956, 1.023] and S. aureus JKD6008 x
 #: N315 0.986 [0.958, 1.033] of the default's time, alternated in one process
 RELAY_WALK_FIRST = False
-_greatest = {}                  # device -> its greatest stream priority
 
 
+@functools.lru_cache(maxsize=None)
 def greatest_priority(device_id):
     """The greatest stream priority ``device_id`` offers (CUDA's number: the lowest, -5 on Hopper).
 
     CuPy has no ``cudaDeviceGetStreamPriorityRange``, so a stream is made at a priority below any
-    range, which CUDA clamps to the greatest, and asked its priority.
+    range, which CUDA clamps to the greatest, and asked its priority (once a device).
     """
     import cupy
     runtime = cupy.cuda.runtime
@@ -169,9 +170,7 @@ def urgent_priority(device_id, top=False):
     ``gapped.EXEC_PRIORITY``, -1, below both, every urgent stream gets the greatest)."""
     if not RELAY_WALK_FIRST:
         return _URGENT
-    greatest = _greatest.get(device_id)
-    if greatest is None:
-        greatest = _greatest[device_id] = greatest_priority(device_id)
+    greatest = greatest_priority(device_id)
     if greatest > -3:
         return _URGENT
     return greatest if top else greatest + 1
